@@ -1,0 +1,64 @@
+"""minipe: how a transformer gets its input, built from the Python standard library.
+
+    text -> tokens -> token IDs -> token embeddings -> + position encodings
+         -> input embeddings -> single-head attention
+
+Read the chapters in this order (each is one module):
+
+    broadcast.py   the broadcasting rule: (8, 4, 256) + (4, 256)
+    linalg.py      Vector, Matrix, Batch
+    tokenizer.py   text -> tokens -> IDs and back
+    embedding.py   IDs -> vectors, a seeded lookup table
+    positional.py  sinusoidal, learned and binary position encodings
+    attention.py   softmax and scaled dot-product attention
+    pipeline.py    every stage at once: run(text) -> Trace
+
+Importing minipe does nothing but define these names.
+"""
+
+from minipe.attention import (
+    AttentionResult,
+    SingleHeadAttention,
+    scaled_dot_product_attention,
+    softmax,
+    softmax_naive,
+)
+from minipe.broadcast import ShapeError, broadcast_shapes
+from minipe.embedding import Embedding
+from minipe.linalg import Batch, Matrix, Vector, add, allclose, subtract
+from minipe.pipeline import Trace, run
+from minipe.positional import (
+    LearnedPositionalEmbedding,
+    binary_encoding,
+    relative_shift_matrix,
+    sinusoidal_denominators,
+    sinusoidal_encoding,
+    sinusoidal_position,
+)
+from minipe.tokenizer import Tokenizer
+
+__all__ = [
+    "AttentionResult",
+    "Batch",
+    "Embedding",
+    "LearnedPositionalEmbedding",
+    "Matrix",
+    "ShapeError",
+    "SingleHeadAttention",
+    "Tokenizer",
+    "Trace",
+    "Vector",
+    "add",
+    "allclose",
+    "binary_encoding",
+    "broadcast_shapes",
+    "relative_shift_matrix",
+    "run",
+    "scaled_dot_product_attention",
+    "sinusoidal_denominators",
+    "sinusoidal_encoding",
+    "sinusoidal_position",
+    "softmax",
+    "softmax_naive",
+    "subtract",
+]

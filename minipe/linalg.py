@@ -1,0 +1,518 @@
+"""Chapter 2 - Vector, Matrix, Batch: the three shapes a transformer's input takes.
+
+    Vector   shape (d,)        one token's embedding
+    Matrix   shape (n, d)      a sequence: one row per token (or a weight W_q)
+    Batch    shape (b, n, d)   a stack of b sequences, all of one shape
+
+All three are immutable: the numbers are copied into tuples when the object is
+built, and every operation returns a new object. `+` and `-` broadcast by the
+rule of chapter 1 (`minipe/broadcast.py`), so `batch + position_table` adds row
+t of the table to token t of every sequence.
+
+>>> Matrix([[1, 2], [3, 4]]) @ Vector([1, 1])
+Vector([3.0, 7.0], shape=(2,))
+
+Speed: the constructors check every number (a learner's list may hold a
+string or a NaN). Results the library computes itself skip those checks
+through `_trusted` - the numbers came from float arithmetic, so they are floats.
+
+Left out: anything above three axes, in-place updates, dtypes other than float.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any, Callable, Iterable, Iterator, Union, overload
+
+from minipe.broadcast import Nested, Shape, ShapeError, broadcast_elementwise
+
+Operand = Union[float, "Vector", "Matrix", "Batch"]
+
+EDGE = 3  # a long axis is printed as its first EDGE and last EDGE items
+
+
+def _checked_number(value: object, where: str) -> float:
+    """A float from `value`, or an error naming `where` it came from."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{where} must be a number, got {value!r} ({type(value).__name__})")
+    number = float(value)
+    if number != number:
+        raise ValueError(f"{where} is NaN; minipe refuses NaN so it cannot spread silently")
+    return number
+
+
+def _checked_values(values: object, what: str) -> tuple[float, ...]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise TypeError(f"{what} must be a list of numbers, got {type(values).__name__}")
+    checked = tuple(_checked_number(x, f"{what}[{index}]") for index, x in enumerate(values))
+    if not checked:
+        raise ValueError(f"{what} is empty; it needs at least one number")
+    return checked
+
+
+def _checked_rows(rows: object, what: str) -> tuple[tuple[float, ...], ...]:
+    if isinstance(rows, Matrix):
+        return rows._rows
+    if isinstance(rows, (str, bytes)) or not isinstance(rows, Iterable):
+        raise TypeError(f"{what} must be a list of rows, got {type(rows).__name__}")
+    checked = tuple(_checked_values(row, f"{what}[{index}]") for index, row in enumerate(rows))
+    if not checked:
+        raise ValueError(f"{what} has no rows; it needs at least one")
+    for index, row in enumerate(checked):
+        if len(row) != len(checked[0]):
+            raise ShapeError(
+                f"ragged rows: {what}[0] has {len(checked[0])} values but {what}[{index}] "
+                f"has {len(row)}; every row of a Matrix needs the same length"
+            )
+    return checked
+
+
+def checked_size(value: object, name: str, minimum: int = 1) -> int:
+    """`value` if it is an int >= minimum; else an error naming the argument.
+
+    Every chapter checks its sizes (d_model, num_embeddings, ...) with this.
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def _checked_index(index: object, size: int, what: str) -> int:
+    if isinstance(index, bool) or not isinstance(index, int):
+        raise TypeError(f"{what} index must be an int, got {index!r}")
+    if not -size <= index < size:
+        raise IndexError(f"{what} index {index} is out of range: valid are 0..{size - 1} "
+                         f"(or -{size}..-1 counting from the end)")
+    return index
+
+
+class _Array:
+    """What Vector, Matrix and Batch share: immutability and the operators.
+
+    +, - broadcast (see `add`); * and / take a number; == compares every value.
+    """
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable: build a new one instead "
+                             f"(for example with +, * or .tolist())")
+
+    def _set(self, name: str, value: object) -> None:
+        object.__setattr__(self, name, value)  # used only while building
+
+    def _scaled(self, factor: float) -> Any:
+        raise NotImplementedError
+
+    def tolist(self) -> Any:
+        raise NotImplementedError
+
+    def __add__(self, other: Operand) -> Any:
+        return add(self, other)
+
+    def __radd__(self, other: Operand) -> Any:
+        return add(other, self)
+
+    def __sub__(self, other: Operand) -> Any:
+        return subtract(self, other)
+
+    def __rsub__(self, other: Operand) -> Any:
+        return subtract(other, self)
+
+    def __mul__(self, factor: float) -> Any:
+        return self._scaled(_checked_factor(self, factor, "*"))
+
+    def __rmul__(self, factor: float) -> Any:
+        return self._scaled(_checked_factor(self, factor, "*"))
+
+    def __truediv__(self, factor: float) -> Any:
+        return self._scaled(1.0 / _checked_factor(self, factor, "/"))
+
+    def __neg__(self) -> Any:
+        return self._scaled(-1.0)
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self.tolist() == other.tolist()  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class Vector(_Array):
+    """An immutable list of floats, shape (d,).
+
+    >>> v = Vector([3, 4])
+    >>> v.norm(), v.dot(Vector([1, 1])), v * 2
+    (5.0, 7.0, Vector([6.0, 8.0], shape=(2,)))
+    """
+
+    __slots__ = ("_values",)
+    _values: tuple[float, ...]
+
+    def __init__(self, values: Iterable[float]) -> None:
+        self._set("_values", _checked_values(values, "Vector values"))
+
+    @classmethod
+    def _trusted(cls, values: tuple[float, ...]) -> Vector:
+        vector = object.__new__(cls)
+        vector._set("_values", values)
+        return vector
+
+    @property
+    def shape(self) -> tuple[int]:
+        return (len(self._values),)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __iter__(self) -> Iterator[float]:
+        return iter(self._values)
+
+    def __getitem__(self, index: int) -> float:
+        return self._values[_checked_index(index, len(self._values), "Vector")]
+
+    def dot(self, other: Vector) -> float:
+        """sum_j self[j] * other[j]; both vectors must have the same length."""
+        if not isinstance(other, Vector):
+            raise TypeError(f"dot needs a Vector, got {type(other).__name__}")
+        if len(other) != len(self):
+            raise ShapeError(f"cannot dot shapes {self.shape} and {other.shape}: "
+                             f"axis -1 has {len(self)} vs {len(other)}")
+        return sum(map(operator.mul, self._values, other._values))
+
+    def norm(self) -> float:
+        """The Euclidean length sqrt(v . v)."""
+        return math.sqrt(self.dot(self))
+
+    def tolist(self) -> list[float]:
+        return list(self._values)
+
+    def _scaled(self, factor: float) -> Vector:
+        return Vector._trusted(tuple(x * factor for x in self._values))
+
+    def __repr__(self) -> str:
+        return f"Vector({_short(self._values, _number)}, shape={self.shape})"
+
+    def __str__(self) -> str:
+        return _grid_line(self._values)
+
+
+class Matrix(_Array):
+    """An immutable table of floats, shape (rows, cols); m[i] is row i as a Vector.
+
+    >>> m = Matrix([[1, 2, 3], [4, 5, 6]])
+    >>> m.shape, m[1], m.T.shape
+    ((2, 3), Vector([4.0, 5.0, 6.0], shape=(3,)), (3, 2))
+    """
+
+    __slots__ = ("_rows",)
+    _rows: tuple[tuple[float, ...], ...]
+
+    def __init__(self, rows: Iterable[Iterable[float]]) -> None:
+        self._set("_rows", _checked_rows(rows, "Matrix rows"))
+
+    @classmethod
+    def _trusted(cls, rows: tuple[tuple[float, ...], ...]) -> Matrix:
+        matrix = object.__new__(cls)
+        matrix._set("_rows", rows)
+        return matrix
+
+    @classmethod
+    def zeros(cls, rows: int, cols: int) -> Matrix:
+        """A rows x cols Matrix of 0.0."""
+        checked_size(rows, "rows")
+        checked_size(cols, "cols")
+        return cls._trusted(((0.0,) * cols,) * rows)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self._rows), len(self._rows[0]))
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __iter__(self) -> Iterator[Vector]:
+        return (Vector._trusted(row) for row in self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> Vector: ...
+    @overload
+    def __getitem__(self, index: tuple[int, int]) -> float: ...
+    def __getitem__(self, index: int | tuple[int, int]) -> Vector | float:
+        """m[i] is row i (a Vector); m[i, j] is the number in row i, column j."""
+        if isinstance(index, tuple) and len(index) == 2:
+            row = self._rows[_checked_index(index[0], len(self._rows), "Matrix row")]
+            return row[_checked_index(index[1], len(row), "Matrix column")]
+        return Vector._trusted(self._rows[_checked_index(index, len(self._rows), "Matrix row")])
+
+    @property
+    def T(self) -> Matrix:
+        """The transpose: row j of m.T is column j of m."""
+        return Matrix._trusted(tuple(zip(*self._rows)))
+
+    @overload
+    def __matmul__(self, other: Matrix) -> Matrix: ...
+    @overload
+    def __matmul__(self, other: Vector) -> Vector: ...
+    def __matmul__(self, other: Matrix | Vector) -> Matrix | Vector:
+        """(n, k) @ (k, m) -> (n, m): entry (i, j) is row i of self . column j of other."""
+        if isinstance(other, Vector):
+            if len(other) != self.shape[1]:
+                raise ShapeError(_matmul_message(self.shape, other.shape))
+            column = other._values
+            return Vector._trusted(tuple(sum(map(operator.mul, row, column))
+                                         for row in self._rows))
+        if not isinstance(other, Matrix):
+            raise TypeError(f"@ needs a Matrix or a Vector on the right, got {type(other).__name__}")
+        if other.shape[0] != self.shape[1]:
+            raise ShapeError(_matmul_message(self.shape, other.shape))
+        columns = tuple(zip(*other._rows))  # (m, k): column j of other, as a tuple
+        return Matrix._trusted(tuple(
+            tuple([sum(map(operator.mul, row, column)) for column in columns])
+            for row in self._rows
+        ))
+
+    def __rmatmul__(self, other: Vector) -> Vector:
+        """v @ m, v of shape (n,), m of shape (n, d) -> (d,): one token through a weight."""
+        if not isinstance(other, Vector):
+            return NotImplemented
+        if len(other) != self.shape[0]:
+            raise ShapeError(_matmul_message(other.shape, self.shape))
+        return (self.T @ other)
+
+    def tolist(self) -> list[list[float]]:
+        return [list(row) for row in self._rows]
+
+    def _scaled(self, factor: float) -> Matrix:
+        return Matrix._trusted(tuple(tuple([x * factor for x in row]) for row in self._rows))
+
+    def __repr__(self) -> str:
+        rows = _short(self._rows, lambda row: _short(row, _number, edge=2), edge=2)
+        return f"Matrix({rows}, shape={self.shape})"
+
+    def __str__(self) -> str:
+        return format_matrix(self)
+
+
+class Batch(_Array):
+    """An immutable stack of b matrices of one shape (n, d): shape (b, n, d).
+
+    b[i] is sequence i as a Matrix. Lecture 001's token embeddings have
+    shape (8, 4, 256): 8 sequences of 4 tokens, 256 numbers each.
+    """
+
+    __slots__ = ("_matrices",)
+    _matrices: tuple[Matrix, ...]
+
+    def __init__(self, matrices: Iterable[Matrix | Iterable[Iterable[float]]]) -> None:
+        if isinstance(matrices, (str, bytes)) or not isinstance(matrices, Iterable):
+            raise TypeError(f"Batch needs a list of matrices, got {type(matrices).__name__}")
+        checked = tuple(Matrix._trusted(_checked_rows(m, f"Batch[{index}]"))
+                        for index, m in enumerate(matrices))
+        if not checked:
+            raise ValueError("Batch needs at least one matrix")
+        for index, matrix in enumerate(checked):
+            if matrix.shape != checked[0].shape:
+                raise ShapeError(f"ragged batch: Batch[0] has shape {checked[0].shape} but "
+                                 f"Batch[{index}] has {matrix.shape}; a Batch stacks "
+                                 f"matrices of one shape")
+        self._set("_matrices", checked)
+
+    @classmethod
+    def _trusted(cls, matrices: tuple[Matrix, ...]) -> Batch:
+        batch = object.__new__(cls)
+        batch._set("_matrices", matrices)
+        return batch
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return (len(self._matrices),) + self._matrices[0].shape
+
+    def __len__(self) -> int:
+        return len(self._matrices)
+
+    def __iter__(self) -> Iterator[Matrix]:
+        return iter(self._matrices)
+
+    def __getitem__(self, index: int) -> Matrix:
+        return self._matrices[_checked_index(index, len(self._matrices), "Batch")]
+
+    def tolist(self) -> list[list[list[float]]]:
+        return [matrix.tolist() for matrix in self._matrices]
+
+    def _scaled(self, factor: float) -> Batch:
+        return Batch._trusted(tuple(matrix._scaled(factor) for matrix in self._matrices))
+
+    def __repr__(self) -> str:
+        first = self._matrices[0]._rows[0]
+        return f"Batch([[{_short(first, _number, edge=2)}, ...], ...], shape={self.shape})"
+
+    def __str__(self) -> str:
+        blocks = _edges([str(matrix) for matrix in self._matrices], "...")
+        return "Batch of " + " x ".join(map(str, self.shape)) + ":\n" + "\n\n".join(blocks)
+
+
+# ---------------------------------------------------------------------------
+# The element-wise operators, shared by all three classes.
+# ---------------------------------------------------------------------------
+
+def add(a: Operand, b: Operand) -> Any:
+    """a + b, element by element, broadcasting by NumPy's rule (minipe/broadcast.py).
+
+    >>> add(Matrix([[1, 2], [3, 4]]), Vector([10, 20]))  # the Vector is added to every row
+    Matrix([[11.0, 22.0], [13.0, 24.0]], shape=(2, 2))
+
+    Shape (8, 4, 256) + (4, 256) -> (8, 4, 256): row t of the (4, 256)
+    operand is added to row t of every one of the 8 matrices.
+    """
+    return _elementwise(operator.add, a, b, "add")
+
+
+def subtract(a: Operand, b: Operand) -> Any:
+    """a - b, element by element, broadcasting like `add`."""
+    return _elementwise(operator.sub, a, b, "subtract")
+
+
+def _elementwise(op: Callable[[float, float], float], a: Operand, b: Operand, verb: str) -> Any:
+    a_data, a_shape = _unpack(a, verb)
+    b_data, b_shape = _unpack(b, verb)
+    data, shape = broadcast_elementwise(op, a_data, a_shape, b_data, b_shape, verb=verb)
+    return _pack(data, shape)
+
+
+def _unpack(value: object, verb: str) -> tuple[Nested, Shape]:
+    if isinstance(value, Vector):
+        return value._values, value.shape
+    if isinstance(value, Matrix):
+        return value._rows, value.shape
+    if isinstance(value, Batch):
+        return [matrix._rows for matrix in value._matrices], value.shape
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return _checked_number(value, f"the number to {verb}"), ()
+    raise TypeError(f"cannot {verb} {type(value).__name__}: minipe's {verb} works on numbers, "
+                    f"Vector, Matrix and Batch (wrap a list first, e.g. Vector([...]))")
+
+
+def _pack(data: Nested, shape: Shape) -> Operand:
+    if len(shape) == 0:
+        return float(data)
+    if len(shape) == 1:
+        return Vector._trusted(tuple(data))
+    if len(shape) == 2:
+        return Matrix._trusted(tuple(map(tuple, data)))
+    return Batch._trusted(tuple(Matrix._trusted(tuple(map(tuple, rows))) for rows in data))
+
+
+def allclose(a: object, b: object, *, rel_tol: float = 1e-9, abs_tol: float = 1e-12) -> bool:
+    """True if a and b have one shape and every pair of numbers is close (math.isclose).
+
+    a and b may be numbers, Vector, Matrix, Batch, or plain (nested) lists:
+
+    >>> allclose(Vector([0.1 + 0.2]), [0.3])
+    True
+
+    Different shapes are a mistake, not a "no": they raise ShapeError.
+    """
+    a_numbers, a_shape = _flat(_as_operand(a, "a"))
+    b_numbers, b_shape = _flat(_as_operand(b, "b"))
+    if a_shape != b_shape:
+        raise ShapeError(f"allclose needs two equal shapes, got {a_shape} and {b_shape}")
+    return all(math.isclose(x, y, rel_tol=rel_tol, abs_tol=abs_tol)
+               for x, y in zip(a_numbers, b_numbers))
+
+
+def _flat(value: object) -> tuple[list[float], Shape]:
+    """Every number of `value`, row by row, and its shape."""
+    if isinstance(value, Vector):
+        return list(value._values), value.shape
+    if isinstance(value, Matrix):
+        return [x for row in value._rows for x in row], value.shape
+    if isinstance(value, Batch):
+        return [x for m in value._matrices for row in m._rows for x in row], value.shape
+    return [_checked_number(value, "a number given to allclose")], ()
+
+
+def _as_operand(value: object, name: str) -> Operand:
+    """A Vector, Matrix or Batch built from a plain nested list; anything else unchanged."""
+    if not isinstance(value, (list, tuple)):
+        return value  # type: ignore[return-value]  # _unpack checks it
+    depth = 0
+    inner: object = value
+    while isinstance(inner, (list, tuple)) and inner:
+        depth, inner = depth + 1, inner[0]
+    builders = {1: Vector, 2: Matrix, 3: Batch}
+    if depth not in builders:
+        raise ShapeError(f"{name} is nested {depth} deep; allclose compares 1 to 3 axes")
+    return builders[depth](value)  # type: ignore[no-any-return, operator]
+
+
+def _checked_factor(value: object, factor: object, symbol: str) -> float:
+    """The number in `value * factor` or `value / factor`, checked."""
+    name = type(value).__name__
+    if isinstance(factor, _Array):
+        hint = "use @ for a matrix product, or .dot for two Vectors" if symbol == "*" else \
+            "divide by a number"
+        raise TypeError(f"{name} {symbol} {type(factor).__name__} is not defined here: {hint}")
+    number = _checked_number(factor, f"the number in {name} {symbol} number")
+    if symbol == "/" and number == 0.0:
+        raise ZeroDivisionError(f"cannot divide a {name} by 0")
+    return number
+
+
+# ---------------------------------------------------------------------------
+# Printing: short at any size, because a debugger's variable pane shows repr.
+# ---------------------------------------------------------------------------
+
+def _number(x: float) -> str:
+    """1.0 -> '1.0', 0.9999500004 -> '0.99995', sin(1) -> '0.84147'."""
+    if math.isfinite(x) and x == int(x) and abs(x) < 1e15:
+        return f"{x:.1f}"
+    return f"{x:.5g}"
+
+
+def _edges(items: list[str], ellipsis: str, edge: int = EDGE) -> list[str]:
+    """All items if there are few; else the first `edge`, `ellipsis`, the last `edge`."""
+    if len(items) <= 2 * edge + 2:  # hiding one or two items would save nothing
+        return items
+    return items[:edge] + [ellipsis] + items[-edge:]
+
+
+def _short(items: Iterable[Any], show: Callable[[Any], str], edge: int = EDGE) -> str:
+    """'[a, b, c, ..., x, y, z]' - the edges of a long sequence, for repr."""
+    texts = list(items)
+    if len(texts) > 2 * edge + 1:
+        texts = texts[:edge] + texts[-edge:]
+        shown = [show(x) for x in texts]
+        return "[" + ", ".join(shown[:edge] + ["..."] + shown[edge:]) + "]"
+    return "[" + ", ".join(show(x) for x in texts) + "]"
+
+
+def _grid_line(values: tuple[float, ...]) -> str:
+    """One row for print(): fixed-width columns, 4 decimals, '...' in the middle of long rows."""
+    cells = _edges([f"{x:8.4f}" for x in values], "     ...")
+    return "[" + "".join(cells) + "]"
+
+
+def format_matrix(matrix: Matrix, row_labels: Iterable[str] | None = None) -> str:
+    """A Matrix as lines of fixed-width numbers, long rows and columns cut to their edges.
+
+    With `row_labels` (one per row, e.g. the tokens) each line starts with its label:
+
+    >>> print(format_matrix(Matrix([[0, 1], [0.8415, 0.5403]]), row_labels=["pos 0", "pos 1"]))
+    pos 0  [  0.0000  1.0000]
+    pos 1  [  0.8415  0.5403]
+    """
+    if not isinstance(matrix, Matrix):
+        raise TypeError(f"format_matrix needs a Matrix, got {type(matrix).__name__}")
+    lines = [_grid_line(row) for row in matrix._rows]
+    if row_labels is not None:
+        labels = [str(label) for label in row_labels]
+        if len(labels) != len(lines):
+            raise ShapeError(f"format_matrix got {len(labels)} row labels for "
+                             f"{len(lines)} rows")
+        width = max(len(label) for label in labels)
+        lines = [f"{label:<{width}}  {line}" for label, line in zip(labels, lines)]
+        return "\n".join(_edges(lines, " " * width + "   ..."))
+    return "[" + "\n ".join(_edges(lines, "   ...")) + "]"

@@ -1,0 +1,176 @@
+"""Chapter 7 - the pipeline: every stage from text to attention, kept for inspection.
+
+Lecture 001's summary, as one function:
+
+    1. text              "The cat sat on the mat"
+    2. tokens            ['the', 'cat', 'sat', 'on', 'the', 'mat']
+    3. token IDs         [4, 0, 3, 2, 4, 1]
+    4. token embeddings  (6, d_model)   one row of the token table per ID
+    5. position encodings (6, d_model)  row pos for the token at position pos
+    6. input embeddings  (6, d_model)   token embeddings + position encodings
+    7. attention         weights (6, 6), output (6, d_model)
+
+`run` returns a Trace holding all of them; `print(trace)` shows each stage
+with its shape and its first and last numbers.
+
+Three tables are drawn at random, each with its own seed so that they differ:
+the token table uses `seed`, the learned position table `seed + 1`, and the
+attention head `seed + 2`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from minipe.attention import AttentionResult, SingleHeadAttention
+from minipe.embedding import Embedding
+from minipe.linalg import Matrix, checked_size, format_matrix
+from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
+from minipe.tokenizer import Tokenizer, tokenize
+
+POSITION_KINDS = ("sinusoidal", "learned", "none")
+DEFAULT_TEXT = "The cat sat on the mat"
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Every stage of `run`, in pipeline order."""
+
+    text: str
+    tokens: tuple[str, ...]
+    token_ids: tuple[int, ...]
+    vocab_size: int
+    token_embeddings: Matrix  # (n, d_model)
+    position_encodings: Matrix | None  # (n, d_model); None when positions="none"
+    input_embeddings: Matrix  # (n, d_model)
+    attention: AttentionResult  # weights (n, n), output (n, d_model)
+    positions: str
+    causal: bool
+
+    def __str__(self) -> str:
+        n, d_model = self.input_embeddings.shape
+        labels = [f"{pos} {token[:10]}" for pos, token in enumerate(self.tokens)]
+        repeated = _first_repeat(self.tokens)
+        lines = [
+            f"text: {self.text!r}   (d_model={d_model}, positions={self.positions}"
+            + (", causal" if self.causal else "") + ")",
+            "",
+            f"1. tokens: {n}, numbered by position from 0",
+            f"   {list(self.tokens)}",
+            f"2. token IDs (vocabulary of {self.vocab_size}: the words sorted, "
+            f"<|unk|>, <|endoftext|>)",
+            f"   {list(self.token_ids)}",
+            f"3. token embeddings, shape {self.token_embeddings.shape}: "
+            f"the token table's row for each ID",
+            _indent(format_matrix(self.token_embeddings, labels)),
+        ]
+        if repeated:
+            token, first, second = repeated
+            lines.append(f"   {token!r} at positions {first} and {second}: same ID, same "
+                         f"row - nothing tells them apart")
+        if self.position_encodings is None:
+            lines.append("4. position encodings: none, so attention is blind to word order")
+        else:
+            lines += [
+                f"4. position encodings ({self.positions}), shape "
+                f"{self.position_encodings.shape}: row pos for position pos",
+                _indent(format_matrix(self.position_encodings, labels)),
+            ]
+        lines += [
+            f"5. input embeddings = token embeddings + position encodings, shape "
+            f"{self.input_embeddings.shape}",
+            _indent(format_matrix(self.input_embeddings, labels)),
+        ]
+        if repeated and self.position_encodings is not None:
+            token, first, second = repeated
+            lines.append(f"   {token!r} at positions {first} and {second}: now two "
+                         f"different rows")
+        mask = "; causal: 0 above diagonal" if self.causal else ""
+        lines += [
+            f"6. attention weights, shape {self.attention.weights.shape}: "
+            f"row i sums to 1{mask}",
+            _indent(format_matrix(self.attention.weights, labels)),
+            f"7. attention output = weights @ V, shape {self.attention.output.shape}",
+            _indent(format_matrix(self.attention.output, labels)),
+        ]
+        return "\n".join(lines)
+
+
+def _first_repeat(tokens: tuple[str, ...]) -> tuple[str, int, int] | None:
+    """The first token that occurs twice, with both positions; None if all differ."""
+    first_seen: dict[str, int] = {}
+    for pos, token in enumerate(tokens):
+        if token in first_seen:
+            return token, first_seen[token], pos
+        first_seen[token] = pos
+    return None
+
+
+def _indent(block: str) -> str:
+    return "\n".join("   " + line for line in block.splitlines())
+
+
+def run(
+    text: str = DEFAULT_TEXT,
+    *,
+    d_model: int = 8,
+    positions: str = "sinusoidal",
+    seed: int = 0,
+    causal: bool = False,
+) -> Trace:
+    """Take `text` through every stage and keep them all.
+
+    The vocabulary is built from `text` itself. positions is "sinusoidal"
+    (fixed), "learned" (a random table with one row per token of `text`), or
+    "none" (token embeddings go into attention as they are).
+
+    >>> trace = run("The cat sat on the mat", d_model=8)
+    >>> trace.token_ids, trace.input_embeddings.shape
+    ((4, 0, 3, 2, 4, 1), (6, 8))
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    checked_size(d_model, "d_model")
+    checked_size(seed, "seed", minimum=0)
+    if positions not in POSITION_KINDS:
+        raise ValueError(f"positions must be one of {', '.join(POSITION_KINDS)}; "
+                         f"got {positions!r}")
+    if not tokenize(text):
+        raise ValueError(f"text {text!r} has no tokens: give some words, like {DEFAULT_TEXT!r}")
+    tokenizer = Tokenizer.from_corpus(text)
+    tokens = tokenizer.tokenize(text)
+    token_ids = tokenizer.encode(text)
+    n = len(token_ids)
+
+    token_table = Embedding(tokenizer.vocab_size, d_model, seed=seed)
+    token_embeddings = token_table.lookup(token_ids)  # (n, d_model)
+
+    position_encodings: Matrix | None
+    if positions == "sinusoidal":
+        position_encodings = sinusoidal_encoding(n, d_model)  # (n, d_model)
+    elif positions == "learned":
+        position_table = LearnedPositionalEmbedding(n, d_model, seed=seed + 1)
+        position_encodings = position_table(n)  # (n, d_model)
+    else:
+        position_encodings = None
+
+    if position_encodings is None:
+        input_embeddings = token_embeddings
+    else:
+        input_embeddings = token_embeddings + position_encodings  # (n, d_model)
+
+    head = SingleHeadAttention(d_model, d_model, seed=seed + 2)
+    attention = head(input_embeddings, causal=causal)  # weights (n, n)
+
+    return Trace(
+        text=text,
+        tokens=tuple(tokens),
+        token_ids=tuple(token_ids),
+        vocab_size=tokenizer.vocab_size,
+        token_embeddings=token_embeddings,
+        position_encodings=position_encodings,
+        input_embeddings=input_embeddings,
+        attention=attention,
+        positions=positions,
+        causal=bool(causal),
+    )

@@ -1,0 +1,205 @@
+"""Chapter 5 - positional encodings: telling attention where each token stands.
+
+Token embeddings say *what* a token is, not *where* it is: "cat" gets the same
+vector at position 1 and at position 5. A position encoding is a second table
+with one row per position; row `pos` is added to the embedding of the token
+at position `pos` (positions count from 0):
+
+    input embedding X'[pos] = X[pos] + PE[pos]
+
+Four kinds, in the order of the lectures:
+
+1. Sinusoidal (the 2017 paper; lectures 000 and 003). Fixed, no parameters:
+
+       PE(pos, 2i)     = sin(pos / base**(2i / d_model))
+       PE(pos, 2i + 1) = cos(pos / base**(2i / d_model))
+
+   Column pair (2i, 2i+1) is a sine and cosine with wavelength
+   2*pi * base**(2i / d_model): from 2*pi for i = 0 (fast) up towards
+   2*pi * base (slow). Columns are *interleaved* sin, cos, sin, cos, as in the
+   paper; many libraries lay out all sines then all cosines ([sin | cos]) -
+   the same numbers in another column order.
+2. Learned (GPT-2/GPT-3; lectures 001 and 002): an Embedding with
+   context_length rows, looked up with positions 0, 1, ..., n-1 - PyTorch's
+   `pos_embedding(torch.arange(n))`. It knows no position >= context_length.
+3. The relative shift M_k (lectures 000 and 004): PE(pos + k) = M_k PE(pos),
+   one 2x2 rotation per column pair, the same for every pos.
+4. Binary (lecture 004): position pos written in bits - it changes in jumps,
+   where the sinusoids change smoothly.
+"""
+
+from __future__ import annotations
+
+import math
+
+from minipe.embedding import Embedding
+from minipe.linalg import Matrix, Vector, checked_size
+
+
+def _check_base(base: object) -> float:
+    if isinstance(base, bool) or not isinstance(base, (int, float)):
+        raise TypeError(f"base must be a number, got {base!r}")
+    if not base > 0 or math.isinf(base):
+        raise ValueError(f"base must be a finite number > 0 (the paper uses 10000), got {base}")
+    return float(base)
+
+
+def sinusoidal_denominators(d_model: int, *, base: float = 10000.0) -> Vector:
+    """base**(2i / d_model) for each column pair i = 0, 1, ...: what pos is divided by.
+
+    >>> sinusoidal_denominators(4)   # d_model = 4: i = 0 -> 10000**0, i = 1 -> 10000**(2/4)
+    Vector([1.0, 100.0], shape=(2,))
+
+    There are ceil(d_model / 2) of them: an odd d_model ends on a lone sine column.
+    """
+    checked_size(d_model, "d_model")
+    base = _check_base(base)
+    pairs = (d_model + 1) // 2
+    return Vector._trusted(tuple(base ** (2 * i / d_model) for i in range(pairs)))
+
+
+def _sinusoidal_row(pos: int, denominators: tuple[float, ...], d_model: int) -> tuple[float, ...]:
+    """Row pos of the table: sin, cos, sin, cos, ... (cut to d_model columns)."""
+    row = []
+    for denominator in denominators:
+        angle = pos / denominator
+        row.append(math.sin(angle))  # column 2i
+        row.append(math.cos(angle))  # column 2i + 1
+    if len(row) > d_model:
+        row.pop()  # odd d_model: the last column is a sine with no cosine partner
+    return tuple(row)
+
+
+def sinusoidal_position(pos: int, d_model: int, *, base: float = 10000.0) -> Vector:
+    """PE(pos) alone, the vector the lectures work by hand.
+
+        PE(pos, 2i)     = sin(pos / base**(2i / d_model))
+        PE(pos, 2i + 1) = cos(pos / base**(2i / d_model))
+
+    >>> sinusoidal_position(0, 4)
+    Vector([0.0, 1.0, 0.0, 1.0], shape=(4,))
+    >>> sinusoidal_position(1, 4)   # [sin 1, cos 1, sin 0.01, cos 0.01]
+    Vector([0.84147, 0.5403, 0.0099998, 0.99995], shape=(4,))
+    """
+    checked_size(pos, "pos", minimum=0)
+    denominators = sinusoidal_denominators(d_model, base=base)._values
+    return Vector._trusted(_sinusoidal_row(pos, denominators, d_model))
+
+
+def sinusoidal_encoding(num_positions: int, d_model: int, *, base: float = 10000.0) -> Matrix:
+    """The table of PE(pos) for pos = 0 .. num_positions - 1: shape (num_positions, d_model).
+
+    Row pos is `sinusoidal_position(pos, d_model, base=base)`; the denominators
+    are computed once for the whole table. GPT-2's sizes: (1024, 768).
+    """
+    checked_size(num_positions, "num_positions")
+    denominators = sinusoidal_denominators(d_model, base=base)._values
+    rows = tuple(_sinusoidal_row(pos, denominators, d_model) for pos in range(num_positions))
+    return Matrix._trusted(rows)  # (num_positions, d_model)
+
+
+class LearnedPositionalEmbedding:
+    """GPT-style absolute positions: a table of context_length rows, one per position.
+
+    Called with a sequence length n it returns rows 0 .. n-1 - lecture 001's
+    `pos_embedding_layer(torch.arange(n))`:
+
+    >>> positions = LearnedPositionalEmbedding(context_length=4, dim=256, seed=0)
+    >>> positions(4).shape          # the (4, 256) table of lecture 001
+    (4, 256)
+
+    The rows are random until trained (this chapter never trains them), and
+    there is no row for position context_length or beyond: a learned table
+    cannot extrapolate, where the sinusoidal formula can.
+    """
+
+    __slots__ = ("_table",)
+
+    def __init__(self, context_length: int, dim: int, *, seed: int = 0) -> None:
+        self._table = Embedding(
+            checked_size(context_length, "context_length"), dim, seed=seed
+        )
+
+    @property
+    def context_length(self) -> int:
+        return self._table.num_embeddings
+
+    @property
+    def weight(self) -> Matrix:
+        """The whole table, shape (context_length, dim); row pos is position pos."""
+        return self._table.weight
+
+    def __call__(self, n: int) -> Matrix:
+        """Rows 0 .. n-1 of the table: the encodings of a sequence of n tokens, shape (n, dim)."""
+        checked_size(n, "n (the sequence length)")
+        if n > self.context_length:
+            raise ValueError(
+                f"a sequence of {n} tokens needs positions 0..{n - 1}, but this table has "
+                f"context_length={self.context_length} rows (positions 0.."
+                f"{self.context_length - 1}); learned positions cannot go past their table"
+            )
+        positions = list(range(n))  # torch.arange(n): 0, 1, ..., n-1
+        return self._table.lookup(positions, where="positions")
+
+    def __repr__(self) -> str:
+        return (f"LearnedPositionalEmbedding(context_length={self.context_length}, "
+                f"dim={self._table.dim})")
+
+
+def relative_shift_matrix(k: int, d_model: int, *, base: float = 10000.0) -> Matrix:
+    """M_k, with PE(pos + k) = M_k @ PE(pos) for every pos: shifting is a rotation.
+
+    For column pair i, write w = 1 / base**(2i / d_model) and a = pos * w.
+    The angle-addition formulas
+
+        sin(a + k*w) =  cos(k*w) * sin(a) + sin(k*w) * cos(a)
+        cos(a + k*w) = -sin(k*w) * sin(a) + cos(k*w) * cos(a)
+
+    put the 2 x 2 block [[cos kw, sin kw], [-sin kw, cos kw]] on the diagonal
+    of M_k, at rows and columns (2i, 2i+1); every other entry is 0. M_k does
+    not depend on pos: that is what lets attention learn relative offsets.
+    k may be negative (a shift back). d_model must be even: with an odd
+    d_model the last sine column has no cosine partner to rotate with.
+    """
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise TypeError(f"k (the shift) must be an int, got {k!r}")
+    checked_size(d_model, "d_model")
+    if d_model % 2:
+        raise ValueError(f"relative_shift_matrix needs an even d_model, got {d_model}: the "
+                         f"last column of an odd d_model is a sine with no cosine partner")
+    denominators = sinusoidal_denominators(d_model, base=base)._values
+    rows = [[0.0] * d_model for _ in range(d_model)]
+    for i, denominator in enumerate(denominators):
+        angle = k / denominator  # k * w
+        cos_kw = math.cos(angle)
+        sin_kw = math.sin(angle)
+        sine_row, cosine_row = 2 * i, 2 * i + 1
+        rows[sine_row][sine_row] = cos_kw
+        rows[sine_row][cosine_row] = sin_kw
+        rows[cosine_row][sine_row] = -sin_kw
+        rows[cosine_row][cosine_row] = cos_kw
+    return Matrix._trusted(tuple(map(tuple, rows)))  # (d_model, d_model)
+
+
+def binary_encoding(num_positions: int, bits: int) -> Matrix:
+    """Row pos is pos written in binary, least significant bit first: shape (num_positions, bits).
+
+    >>> binary_encoding(4, 3).tolist()   # 0 = 000, 1 = 100, 2 = 010, 3 = 110 (LSB first)
+    [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0]]
+
+    Column 0 flips at every step, like the fastest sinusoid; column j flips
+    every 2**j steps. But bits jump: going from 7 (1110) to 8 (0001) changes
+    four of them at once, where a sinusoidal encoding moves the same small
+    distance at every step (lecture 004).
+    """
+    checked_size(num_positions, "num_positions")
+    checked_size(bits, "bits")
+    if num_positions > 2 ** bits:
+        raise ValueError(f"{bits} bits can count positions 0..{2 ** bits - 1}, but "
+                         f"num_positions={num_positions} needs up to {num_positions - 1}; "
+                         f"use bits >= {(num_positions - 1).bit_length()}")
+    rows = []
+    for pos in range(num_positions):
+        row = tuple(float((pos >> j) & 1) for j in range(bits))  # bit j of pos
+        rows.append(row)
+    return Matrix._trusted(tuple(rows))  # (num_positions, bits)

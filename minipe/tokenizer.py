@@ -1,0 +1,120 @@
+"""Chapter 3 - tokenizer: text -> tokens -> token IDs, and back.
+
+A model cannot read letters; it reads integers. This chapter cuts text into
+tokens (words and punctuation marks), gives every distinct token of a corpus
+an ID, and turns text into a list of IDs:
+
+    "The cat sat on the mat."
+    -> ['the', 'cat', 'sat', 'on', 'the', 'mat', '.']     tokenize
+    -> [5, 1, 4, 3, 5, 2, 0]                              encode
+
+The vocabulary is the sorted list of distinct tokens, so IDs never depend on
+the order words first appear - the same corpus gives the same IDs on every
+machine. Two special tokens close the vocabulary:
+
+    <|unk|>        stands for any word the corpus never contained
+    <|endoftext|>  marks where one text ends and the next begins (GPT-2's name)
+
+Text is lower-cased, so "The" and "the" are one token and the vocabulary stays
+small. (GPT-2's tokenizer keeps case and splits words into sub-word pieces by
+byte-pair encoding; this chapter leaves that out - a token here is a word.)
+"""
+
+from __future__ import annotations
+
+import re
+
+UNKNOWN = "<|unk|>"
+END_OF_TEXT = "<|endoftext|>"
+
+# A token is a special token like <|endoftext|>, a run of letters/digits, or
+# one punctuation mark. Spaces separate tokens and are dropped.
+TOKEN_PATTERN = re.compile(r"<\|\w+\|>|\w+|[^\w\s]")
+
+# When decoding, no space goes before these.
+_NO_SPACE_BEFORE = re.compile(r" ([.,;:!?)\]}'\"])")
+
+
+def _check_text(text: object, name: str) -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"{name} must be a str, got {type(text).__name__}")
+    return text
+
+
+class Tokenizer:
+    """Maps tokens to IDs and back, for the vocabulary of one corpus.
+
+    >>> tokenizer = Tokenizer.from_corpus("The cat sat on the mat")
+    >>> tokenizer.tokenize("the mat")
+    ['the', 'mat']
+    >>> tokenizer.encode("the mat"), tokenizer.vocab_size
+    ([4, 1], 7)
+    >>> tokenizer.decode([4, 0, 2])
+    'the cat on'
+    """
+
+    __slots__ = ("_token_to_id", "_id_to_token")
+
+    def __init__(self, tokens: list[str]) -> None:
+        """Build from a vocabulary: `tokens[i]` gets ID i. Usually you want `from_corpus`."""
+        if not isinstance(tokens, (list, tuple)) or not all(isinstance(t, str) for t in tokens):
+            raise TypeError("Tokenizer needs a list of str tokens; to start from text, "
+                            "use Tokenizer.from_corpus(text)")
+        if len(set(tokens)) != len(tokens):
+            raise ValueError("Tokenizer's tokens must be distinct: each token gets one ID")
+        if UNKNOWN not in tokens:
+            raise ValueError(f"Tokenizer's tokens must include {UNKNOWN!r} for unknown words")
+        self._id_to_token: tuple[str, ...] = tuple(tokens)
+        self._token_to_id: dict[str, int] = {token: i for i, token in enumerate(tokens)}
+
+    @classmethod
+    def from_corpus(cls, text: str) -> Tokenizer:
+        """The vocabulary of `text`: its distinct tokens, sorted, then the two special ones."""
+        _check_text(text, "text")
+        words = sorted(set(tokenize(text)) - {UNKNOWN, END_OF_TEXT})
+        if not words:
+            raise ValueError("the corpus has no tokens: give some text, like "
+                             "Tokenizer.from_corpus('The cat sat on the mat')")
+        return cls(words + [UNKNOWN, END_OF_TEXT])
+
+    @property
+    def vocab_size(self) -> int:
+        """How many IDs there are: the token table of an Embedding needs this many rows."""
+        return len(self._id_to_token)
+
+    @property
+    def vocab(self) -> dict[str, int]:
+        """token -> ID, as a fresh dict (changing it changes nothing here)."""
+        return dict(self._token_to_id)
+
+    def tokenize(self, text: str) -> list[str]:
+        """Text -> tokens: lower-cased words and punctuation marks."""
+        return tokenize(_check_text(text, "text"))
+
+    def encode(self, text: str) -> list[int]:
+        """Text -> token IDs; a word outside the vocabulary becomes <|unk|>'s ID."""
+        unknown_id = self._token_to_id[UNKNOWN]
+        return [self._token_to_id.get(token, unknown_id) for token in self.tokenize(text)]
+
+    def decode(self, ids: list[int]) -> str:
+        """Token IDs -> text: tokens joined by spaces, no space before punctuation."""
+        if isinstance(ids, (str, bytes)) or not isinstance(ids, (list, tuple)):
+            raise TypeError(f"decode needs a list of int IDs, got {type(ids).__name__}")
+        tokens = []
+        for position, token_id in enumerate(ids):
+            if isinstance(token_id, bool) or not isinstance(token_id, int):
+                raise TypeError(f"ids[{position}] must be an int, got {token_id!r}")
+            if not 0 <= token_id < self.vocab_size:
+                raise ValueError(f"ids[{position}] = {token_id} is not in the vocabulary: "
+                                 f"valid IDs are 0..{self.vocab_size - 1}")
+            tokens.append(self._id_to_token[token_id])
+        text = " ".join(tokens)
+        return _NO_SPACE_BEFORE.sub(r"\1", text)
+
+    def __repr__(self) -> str:
+        return f"Tokenizer(vocab_size={self.vocab_size})"
+
+
+def tokenize(text: str) -> list[str]:
+    """'The cat sat.' -> ['the', 'cat', 'sat', '.']"""
+    return TOKEN_PATTERN.findall(_check_text(text, "text").lower())
