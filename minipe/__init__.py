@@ -25,7 +25,7 @@ from minipe.attention import (
 )
 from minipe.broadcast import ShapeError, broadcast_shapes
 from minipe.embedding import Embedding
-from minipe.linalg import Batch, Matrix, Vector, add, allclose, subtract
+from minipe.linalg import Batch, Matrix, Vector, add, allclose, format_matrix, subtract
 from minipe.pipeline import Trace, run
 from minipe.positional import (
     LearnedPositionalEmbedding,
@@ -52,6 +52,7 @@ __all__ = [
     "allclose",
     "binary_encoding",
     "broadcast_shapes",
+    "format_matrix",
     "relative_shift_matrix",
     "run",
     "scaled_dot_product_attention",

@@ -68,8 +68,8 @@ class Embedding:
         if not ids:
             raise ValueError("Embedding got no IDs; a lookup needs at least one")
         if isinstance(ids[0], (list, tuple)):
-            return self._lookup_batch(ids)  # type: ignore[arg-type]
-        return self.lookup(ids)  # type: ignore[arg-type]
+            return self._lookup_batch(ids)
+        return self.lookup(ids)
 
     def lookup(self, ids: list[int], where: str = "ids") -> Matrix:
         """Row ids[t] of the table for every t: shape (len(ids), dim)."""

@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable, Iterator, Union, overload
 
 from minipe.broadcast import Nested, Shape, ShapeError, broadcast_elementwise
 
-Operand = Union[float, "Vector", "Matrix", "Batch"]
+Operand = Union[float, "_Array"]  # a number, Vector, Matrix or Batch
 
 EDGE = 3  # a long axis is printed as its first EDGE and last EDGE items
 
@@ -135,9 +135,10 @@ class _Array:
         return self._scaled(-1.0)
 
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.tolist() == other.tolist()  # type: ignore[attr-defined]
+        return isinstance(other, _Array) and type(self) is type(other) \
+            and bool(self.tolist() == other.tolist())
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable, like list: == compares values
 
 
 class Vector(_Array):
@@ -180,7 +181,8 @@ class Vector(_Array):
         if len(other) != len(self):
             raise ShapeError(f"cannot dot shapes {self.shape} and {other.shape}: "
                              f"axis -1 has {len(self)} vs {len(other)}")
-        return sum(map(operator.mul, self._values, other._values))
+        total: float = sum(map(operator.mul, self._values, other._values))
+        return total
 
     def norm(self) -> float:
         """The Euclidean length sqrt(v . v)."""
@@ -289,7 +291,7 @@ class Matrix(_Array):
         return Matrix._trusted(tuple(tuple([x * factor for x in row]) for row in self._rows))
 
     def __repr__(self) -> str:
-        rows = _short(self._rows, lambda row: _short(row, _number, edge=2), edge=2)
+        rows = _short(self._rows, lambda row: _short(row, _number, edge=2), edge=1)
         return f"Matrix({rows}, shape={self.shape})"
 
     def __str__(self) -> str:
@@ -434,18 +436,28 @@ def _flat(value: object) -> tuple[list[float], Shape]:
     return [_checked_number(value, "a number given to allclose")], ()
 
 
-def _as_operand(value: object, name: str) -> Operand:
+def _as_operand(value: object, name: str) -> object:
     """A Vector, Matrix or Batch built from a plain nested list; anything else unchanged."""
     if not isinstance(value, (list, tuple)):
-        return value  # type: ignore[return-value]  # _unpack checks it
+        return value
     depth = 0
     inner: object = value
     while isinstance(inner, (list, tuple)) and inner:
         depth, inner = depth + 1, inner[0]
-    builders = {1: Vector, 2: Matrix, 3: Batch}
-    if depth not in builders:
-        raise ShapeError(f"{name} is nested {depth} deep; allclose compares 1 to 3 axes")
-    return builders[depth](value)  # type: ignore[no-any-return, operator]
+    if depth == 1:
+        return Vector(value)
+    if depth == 2:
+        return Matrix(value)
+    if depth == 3:
+        return Batch(value)
+    raise ShapeError(f"{name} is nested {depth} deep; allclose compares 1 to 3 axes")
+
+
+def _matmul_message(left: Shape, right: Shape) -> str:
+    inner_left = left[-1]
+    inner_right = right[0]
+    return (f"cannot multiply {left} @ {right}: the left has {inner_left} columns but the "
+            f"right has {inner_right} rows; (n, k) @ (k, m) needs the same k on both sides")
 
 
 def _checked_factor(value: object, factor: object, symbol: str) -> float:
@@ -466,10 +478,11 @@ def _checked_factor(value: object, factor: object, symbol: str) -> float:
 # ---------------------------------------------------------------------------
 
 def _number(x: float) -> str:
-    """1.0 -> '1.0', 0.9999500004 -> '0.99995', sin(1) -> '0.84147'."""
-    if math.isfinite(x) and x == int(x) and abs(x) < 1e15:
-        return f"{x:.1f}"
-    return f"{x:.5g}"
+    """For repr: 1.0 -> '1.0', 0.9999500004 -> '0.99995', sin(1) -> '0.84147'."""
+    text = f"{x:.5g}"
+    if text.lstrip("-").isdigit():
+        text += ".0"  # so a float never looks like an int
+    return text
 
 
 def _edges(items: list[str], ellipsis: str, edge: int = EDGE) -> list[str]:
@@ -491,8 +504,8 @@ def _short(items: Iterable[Any], show: Callable[[Any], str], edge: int = EDGE) -
 
 def _grid_line(values: tuple[float, ...]) -> str:
     """One row for print(): fixed-width columns, 4 decimals, '...' in the middle of long rows."""
-    cells = _edges([f"{x:8.4f}" for x in values], "     ...")
-    return "[" + "".join(cells) + "]"
+    cells = _edges([f"{x:7.4f}" for x in values], "    ...")
+    return "[" + " ".join(cells) + "]"
 
 
 def format_matrix(matrix: Matrix, row_labels: Iterable[str] | None = None) -> str:
@@ -501,8 +514,8 @@ def format_matrix(matrix: Matrix, row_labels: Iterable[str] | None = None) -> st
     With `row_labels` (one per row, e.g. the tokens) each line starts with its label:
 
     >>> print(format_matrix(Matrix([[0, 1], [0.8415, 0.5403]]), row_labels=["pos 0", "pos 1"]))
-    pos 0  [  0.0000  1.0000]
-    pos 1  [  0.8415  0.5403]
+    pos 0  [ 0.0000  1.0000]
+    pos 1  [ 0.8415  0.5403]
     """
     if not isinstance(matrix, Matrix):
         raise TypeError(f"format_matrix needs a Matrix, got {type(matrix).__name__}")

@@ -1,0 +1,205 @@
+"""Chapter 6: softmax and attention, checked by hand and against a loop-by-loop version."""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+import pytest
+
+from minipe import (
+    Batch,
+    Embedding,
+    Matrix,
+    ShapeError,
+    SingleHeadAttention,
+    Vector,
+    allclose,
+    scaled_dot_product_attention,
+    sinusoidal_encoding,
+    softmax,
+    softmax_naive,
+)
+
+# softmax([1, 2, 3]) = [e, e^2, e^3] / (e + e^2 + e^3), to 5 decimals
+SOFTMAX_1_2_3 = [0.09003, 0.24473, 0.66524]
+
+
+def naive_attention(q: list[list[float]], k: list[list[float]],
+                    v: list[list[float]]) -> list[list[float]]:
+    """softmax(Q K^T / sqrt(d_k)) V with explicit loops: a second implementation."""
+    d_k = len(q[0])
+    out = []
+    for q_row in q:
+        scores = [sum(q_row[c] * k_row[c] for c in range(d_k)) / math.sqrt(d_k) for k_row in k]
+        exps = [math.exp(s) for s in scores]
+        weights = [e / sum(exps) for e in exps]
+        out.append([sum(weights[j] * v[j][c] for j in range(len(v))) for c in range(len(v[0]))])
+    return out
+
+
+# --- softmax ----------------------------------------------------------------
+
+def test_softmax_by_hand() -> None:
+    assert allclose(softmax([0.0, math.log(3.0)]), [0.25, 0.75])  # 1 and 3 out of 4
+    assert allclose(softmax([1.0, 2.0, 3.0]), SOFTMAX_1_2_3, abs_tol=5e-6)
+    assert softmax([5.0]).tolist() == [1.0]
+
+
+def test_softmax_survives_large_scores_where_the_naive_one_overflows() -> None:
+    # subtracting the max (1002) changes nothing: the same weights as [1, 2, 3]
+    assert allclose(softmax([1000.0, 1001.0, 1002.0]), SOFTMAX_1_2_3, abs_tol=5e-6)
+    with pytest.raises(OverflowError):
+        softmax_naive([1000.0, 1001.0, 1002.0])
+
+
+def test_stable_and_naive_softmax_agree_where_both_work() -> None:
+    rng = random.Random(0)
+    for _ in range(20):
+        scores = [rng.uniform(-20, 20) for _ in range(7)]
+        assert allclose(softmax(scores), softmax_naive(scores), rel_tol=1e-12)
+        assert math.isclose(sum(softmax(scores)), 1.0)
+
+
+def test_masked_scores_get_weight_exactly_zero() -> None:
+    weights = softmax([0.0, -math.inf, 0.0])
+    assert weights.tolist() == [0.5, 0.0, 0.5]
+
+
+@pytest.mark.parametrize("bad, error, words", [
+    ([], ValueError, "at least one value"),
+    ([1.0, math.nan], ValueError, "NaN"),
+    ([1.0, math.inf], ValueError, r"\+inf"),
+    ([-math.inf, -math.inf], ValueError, "only -inf"),
+    ("abc", TypeError, "list of numbers or a Vector"),
+    ([1.0, "2"], TypeError, "must be a number"),
+])
+def test_softmax_bad_input(bad: Any, error: type[Exception], words: str) -> None:
+    with pytest.raises(error, match=words):
+        softmax(bad)
+
+
+def test_softmax_takes_a_vector_or_any_iterable() -> None:
+    assert softmax(Vector([1.0, 1.0])).tolist() == [0.5, 0.5]
+    assert softmax(x for x in [1.0, 1.0]).tolist() == [0.5, 0.5]
+
+
+# --- scaled dot-product attention -------------------------------------------
+
+def test_attention_by_hand() -> None:
+    q = k = Matrix([[1, 0], [0, 1]])
+    v = Matrix([[1, 2], [3, 4]])
+    result = scaled_dot_product_attention(q, k, v)
+    s = 1 / math.sqrt(2)  # q_0 . k_0 / sqrt(d_k), and q_0 . k_1 = 0
+    assert allclose(result.scores, [[s, 0], [0, s]])
+    w = math.exp(s) / (math.exp(s) + 1)  # softmax([s, 0])[0] = 0.66976...
+    assert allclose(result.weights, [[w, 1 - w], [1 - w, w]])
+    assert allclose(result.output, [[w * 1 + (1 - w) * 3, w * 2 + (1 - w) * 4],
+                                    [(1 - w) * 1 + w * 3, (1 - w) * 2 + w * 4]])
+    assert math.isclose(w, 0.66976, abs_tol=5e-6)
+
+
+def test_attention_agrees_with_the_loop_by_loop_version() -> None:
+    rng = random.Random(1)
+    q = [[rng.gauss(0, 1) for _ in range(8)] for _ in range(5)]  # (5, 8)
+    k = [[rng.gauss(0, 1) for _ in range(8)] for _ in range(6)]  # (6, 8)
+    v = [[rng.gauss(0, 1) for _ in range(3)] for _ in range(6)]  # (6, 3)
+    result = scaled_dot_product_attention(Matrix(q), Matrix(k), Matrix(v))
+    assert result.output.shape == (5, 3)
+    assert result.weights.shape == (5, 6)
+    assert allclose(result.output, naive_attention(q, k, v), rel_tol=1e-12, abs_tol=1e-12)
+    for row in result.weights:
+        assert math.isclose(sum(row), 1.0)
+
+
+def test_causal_weights_above_the_diagonal_are_exactly_zero() -> None:
+    x = Embedding(5, 4, seed=0).weight  # (5, 4)
+    result = scaled_dot_product_attention(x, x, x, causal=True)
+    for i in range(5):
+        for j in range(5):
+            if j > i:
+                assert result.weights[i, j] == 0.0
+                assert result.scores[i, j] == -math.inf
+            else:
+                assert result.weights[i, j] > 0.0
+        assert math.isclose(sum(result.weights[i]), 1.0)
+    assert result.weights[0].tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]  # token 0 sees only itself
+    assert result.output[0] == x[0]  # ... so its output is its own value row
+    # token i's output is attention over the first i + 1 tokens alone
+    prefix = Matrix(x.tolist()[:3])
+    assert allclose(result.output[2], scaled_dot_product_attention(prefix, prefix, prefix).output[2])
+
+
+def test_attention_shape_mistakes() -> None:
+    a = Matrix.zeros(4, 8)
+    with pytest.raises(ShapeError, match=r"q has shape \(4, 8\) and k has shape \(4, 6\): "
+                       r"axis -1 \(d_k\) has 8 vs 6"):
+        scaled_dot_product_attention(a, Matrix.zeros(4, 6), a)
+    with pytest.raises(ShapeError, match=r"k has shape \(4, 8\) and v has shape \(5, 8\): "
+                       r"axis 0 has 4 vs 5; every key needs its value"):
+        scaled_dot_product_attention(a, a, Matrix.zeros(5, 8))
+    with pytest.raises(ShapeError, match="causal mask needs as many queries as keys"):
+        scaled_dot_product_attention(Matrix.zeros(3, 8), a, a, causal=True)
+    with pytest.raises(TypeError, match="q must be a Matrix"):
+        scaled_dot_product_attention([[1.0]], a, a)  # type: ignore[arg-type]
+
+
+# --- the single head --------------------------------------------------------
+
+def test_head_weights_are_seeded_uniform_in_the_linear_range() -> None:
+    head = SingleHeadAttention(d_in=16, d_out=4, seed=7)
+    for weight in (head.W_q, head.W_k, head.W_v):
+        assert weight.shape == (16, 4)
+        assert all(abs(x) <= 1 / math.sqrt(16) for row in weight for x in row)
+    rng = random.Random(7)  # drawn in order: W_q, then W_k, then W_v, row by row
+    expected_w_q = [[rng.uniform(-0.25, 0.25) for _ in range(4)] for _ in range(16)]
+    assert head.W_q.tolist() == expected_w_q
+    assert SingleHeadAttention(16, 4, seed=7).W_v == head.W_v
+    assert SingleHeadAttention(16, 4, seed=8).W_v != head.W_v
+
+
+def test_head_projects_then_attends() -> None:
+    head = SingleHeadAttention(d_in=6, d_out=3, seed=0)
+    x = Embedding(4, 6, seed=1).weight  # (4, 6)
+    q, k, v = head.qkv(x)
+    assert allclose(q, [[sum(x[t, c] * head.W_q[c, j] for c in range(6)) for j in range(3)]
+                        for t in range(4)])  # Q = x W_q, entry by entry
+    expected = naive_attention(q.tolist(), k.tolist(), v.tolist())
+    assert allclose(head(x).output, expected)
+
+
+def _permute_rows(m: Matrix, order: list[int]) -> Matrix:
+    return Matrix([m[i].tolist() for i in order])
+
+
+def test_attention_without_positions_is_permutation_equivariant() -> None:
+    head = SingleHeadAttention(d_in=8, d_out=8, seed=0)
+    x = Embedding(5, 8, seed=3).weight  # 5 tokens
+    order = [3, 0, 4, 1, 2]
+    shuffled_then_attended = head(_permute_rows(x, order)).output
+    attended_then_shuffled = _permute_rows(head(x).output, order)
+    assert allclose(shuffled_then_attended, attended_then_shuffled, abs_tol=1e-12)
+
+
+def test_with_sinusoidal_positions_order_matters() -> None:
+    head = SingleHeadAttention(d_in=8, d_out=8, seed=0)
+    x = Embedding(5, 8, seed=3).weight
+    positions = sinusoidal_encoding(5, 8)  # row t is added to whichever token stands at t
+    order = [3, 0, 4, 1, 2]
+    shuffled_then_attended = head(_permute_rows(x, order) + positions).output
+    attended_then_shuffled = _permute_rows(head(x + positions).output, order)
+    assert not allclose(shuffled_then_attended, attended_then_shuffled, abs_tol=1e-6)
+
+
+def test_head_input_mistakes() -> None:
+    head = SingleHeadAttention(d_in=8, d_out=4)
+    with pytest.raises(ShapeError, match=r"x has shape \(3, 7\) but W_q has shape \(8, 4\): "
+                       r"x needs d_in=8 columns"):
+        head(Matrix.zeros(3, 7))
+    with pytest.raises(TypeError, match=r"for a Batch, call the head on each batch\[b\]"):
+        head(Batch([Matrix.zeros(3, 8)]))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="d_in must be >= 1"):
+        SingleHeadAttention(0, 4)
+    with pytest.raises(TypeError, match="d_out must be an int"):
+        SingleHeadAttention(4, 2.5)  # type: ignore[arg-type]

@@ -1,0 +1,237 @@
+"""Chapter 2: Vector, Matrix, Batch - values worked by hand."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from minipe import Batch, Matrix, ShapeError, Vector, add, allclose, subtract
+
+
+# --- Vector -----------------------------------------------------------------
+
+def test_vector_basics() -> None:
+    v = Vector([3, 4])
+    assert v.shape == (2,)
+    assert len(v) == 2
+    assert list(v) == [3.0, 4.0]
+    assert v[0] == 3.0 and v[-1] == 4.0
+    assert v.dot(Vector([1, 2])) == 11.0  # 3*1 + 4*2
+    assert v.norm() == 5.0  # the 3-4-5 triangle
+    assert (v + Vector([1, 1])).tolist() == [4.0, 5.0]
+    assert (v - Vector([1, 1])).tolist() == [2.0, 3.0]
+    assert (v * 2).tolist() == [6.0, 8.0]
+    assert (2 * v).tolist() == [6.0, 8.0]
+    assert (v / 2).tolist() == [1.5, 2.0]
+    assert (-v).tolist() == [-3.0, -4.0]
+    assert (v + 1).tolist() == [4.0, 5.0]  # a number broadcasts
+    assert (10 - v).tolist() == [7.0, 6.0]
+
+
+def test_vector_equality_compares_values() -> None:
+    assert Vector([1, 2]) == Vector([1.0, 2.0])
+    assert Vector([1, 2]) != Vector([1, 3])
+    assert Vector([1, 2]) != [1.0, 2.0]  # a list is not a Vector
+
+
+@pytest.mark.parametrize("bad, error, words", [
+    ([1, "2"], TypeError, r"Vector values\[1\] must be a number"),
+    ([1, None], TypeError, "must be a number"),
+    ([1, True], TypeError, "must be a number"),
+    ([1, math.nan], ValueError, r"Vector values\[1\] is NaN"),
+    ([], ValueError, "at least one number"),
+    ("12", TypeError, "list of numbers"),
+    (5, TypeError, "list of numbers"),
+])
+def test_vector_rejects_bad_values(bad: Any, error: type[Exception], words: str) -> None:
+    with pytest.raises(error, match=words):
+        Vector(bad)
+
+
+def test_vector_shape_mistakes() -> None:
+    with pytest.raises(ShapeError, match=r"cannot dot shapes \(2,\) and \(3,\)"):
+        Vector([1, 2]).dot(Vector([1, 2, 3]))
+    with pytest.raises(TypeError, match="dot needs a Vector"):
+        Vector([1, 2]).dot([1, 2])  # type: ignore[arg-type]
+    with pytest.raises(ShapeError, match=r"cannot add shapes \(2,\) and \(3,\): axis -1"):
+        Vector([1, 2]) + Vector([1, 2, 3])
+    with pytest.raises(TypeError, match="use @ for a matrix product, or .dot"):
+        Vector([1, 2]) * Vector([1, 2])  # type: ignore[operator]
+    with pytest.raises(ZeroDivisionError, match="cannot divide a Vector by 0"):
+        Vector([1, 2]) / 0
+    with pytest.raises(ValueError, match="NaN"):
+        Vector([1, 2]) * math.nan
+    with pytest.raises(IndexError, match=r"Vector index 2 is out of range: valid are 0..1"):
+        Vector([1, 2])[2]
+
+
+# --- Matrix -----------------------------------------------------------------
+
+def test_matrix_basics() -> None:
+    m = Matrix([[1, 2, 3], [4, 5, 6]])
+    assert m.shape == (2, 3)
+    assert len(m) == 2
+    assert m[1] == Vector([4, 5, 6])  # row 1
+    assert m[1, 2] == 6.0
+    assert [row.tolist() for row in m] == [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+    assert m.T.tolist() == [[1.0, 4.0], [2.0, 5.0], [3.0, 6.0]]
+    assert Matrix.zeros(2, 3).tolist() == [[0.0] * 3, [0.0] * 3]
+
+
+def test_matmul_by_hand() -> None:
+    a = Matrix([[1, 2], [3, 4]])
+    b = Matrix([[5, 6], [7, 8]])
+    # [[1*5 + 2*7, 1*6 + 2*8], [3*5 + 4*7, 3*6 + 4*8]]
+    assert (a @ b).tolist() == [[19.0, 22.0], [43.0, 50.0]]
+    assert (a @ Vector([1, 1])).tolist() == [3.0, 7.0]  # row sums
+    assert (Vector([1, 1]) @ a).tolist() == [4.0, 6.0]  # column sums: one token through W
+    rectangular = Matrix([[1, 0, 2]]) @ Matrix([[1], [2], [3]])  # (1, 3) @ (3, 1)
+    assert rectangular.tolist() == [[7.0]]
+
+
+def test_matmul_agrees_with_the_textbook_triple_loop() -> None:
+    a = Matrix([[(i * 7 + j * 3) % 5 - 2.5 for j in range(6)] for i in range(4)])  # (4, 6)
+    b = Matrix([[(i * 2 + j * 5) % 7 * 0.5 for j in range(3)] for i in range(6)])  # (6, 3)
+    a_rows, b_rows = a.tolist(), b.tolist()
+    expected = [[0.0] * 3 for _ in range(4)]
+    for i in range(4):
+        for j in range(3):
+            for k in range(6):
+                expected[i][j] += a_rows[i][k] * b_rows[k][j]
+    assert allclose(a @ b, expected)
+
+
+def test_matrix_shape_mistakes() -> None:
+    with pytest.raises(ShapeError, match=r"\(2, 3\) @ \(2, 3\)"):
+        Matrix([[1, 2, 3], [4, 5, 6]]) @ Matrix([[1, 2, 3], [4, 5, 6]])
+    with pytest.raises(ShapeError, match=r"\(2, 2\) @ \(3,\)"):
+        Matrix([[1, 2], [3, 4]]) @ Vector([1, 2, 3])
+    with pytest.raises(ShapeError, match=r"ragged rows: Matrix rows\[0\] has 2 values but "
+                       r"Matrix rows\[1\] has 1"):
+        Matrix([[1, 2], [3]])
+    with pytest.raises(ValueError, match="no rows"):
+        Matrix([])
+    with pytest.raises(ValueError, match=r"Matrix rows\[1\]\[0\] is NaN"):
+        Matrix([[1.0], [math.nan]])
+    with pytest.raises(IndexError, match=r"Matrix row index 5 is out of range: valid are 0..1"):
+        Matrix([[1], [2]])[5]
+    with pytest.raises(ValueError, match="rows must be >= 1"):
+        Matrix.zeros(0, 3)
+    with pytest.raises(TypeError, match="use @ for a matrix product"):
+        Matrix([[1]]) * Matrix([[1]])  # type: ignore[operator]
+
+
+def test_matrix_plus_vector_adds_to_every_row() -> None:
+    m = Matrix([[1, 2], [3, 4]])
+    assert (m + Vector([10, 20])).tolist() == [[11.0, 22.0], [13.0, 24.0]]
+    assert (Vector([10, 20]) + m).tolist() == [[11.0, 22.0], [13.0, 24.0]]
+    assert (m - Vector([1, 1])).tolist() == [[0.0, 1.0], [2.0, 3.0]]
+    assert (Matrix([[1], [2]]) + Vector([10, 20, 30])).tolist() == [
+        [11.0, 21.0, 31.0], [12.0, 22.0, 32.0]]  # (2, 1) + (3,) -> (2, 3)
+
+
+def test_infinity_is_allowed_for_masks() -> None:
+    assert Matrix([[0.0, -math.inf]])[0, 1] == -math.inf
+
+
+# --- Batch ------------------------------------------------------------------
+
+def test_lecture_001_broadcast_8_by_4_by_256() -> None:
+    # token embeddings (8, 4, 256): entry [b][t][j] = b; positions (4, 256): entry [t][j] = 100*t + j
+    tokens = Batch([[[float(b)] * 256 for _ in range(4)] for b in range(8)])
+    positions = Matrix([[100.0 * t + j for j in range(256)] for t in range(4)])
+    inputs = tokens + positions
+    assert tokens.shape == (8, 4, 256)
+    assert positions.shape == (4, 256)
+    assert inputs.shape == (8, 4, 256)
+    # row t of the table is added to token t of every sequence b
+    for b in range(8):
+        for t in range(4):
+            assert inputs[b][t, 0] == b + 100.0 * t
+            assert inputs[b][t, 255] == b + 100.0 * t + 255
+
+
+def test_batch_basics_and_mistakes() -> None:
+    batch = Batch([Matrix([[1, 2]]), [[3, 4]]])  # Matrix objects or nested lists
+    assert batch.shape == (2, 1, 2)
+    assert batch[1] == Matrix([[3, 4]])
+    assert (batch * 2).tolist() == [[[2.0, 4.0]], [[6.0, 8.0]]]
+    assert (batch - Vector([1, 1])).tolist() == [[[0.0, 1.0]], [[2.0, 3.0]]]
+    with pytest.raises(ShapeError, match=r"ragged batch: Batch\[0\] has shape \(1, 2\) but "
+                       r"Batch\[1\] has \(1, 3\)"):
+        Batch([[[1, 2]], [[1, 2, 3]]])
+    with pytest.raises(ValueError, match="at least one matrix"):
+        Batch([])
+    with pytest.raises(ShapeError, match=r"cannot add shapes \(2, 1, 2\) and \(3,\)"):
+        batch + Vector([1, 2, 3])
+
+
+# --- add, subtract, allclose ------------------------------------------------
+
+def test_add_works_across_kinds() -> None:
+    assert add(1.5, 2) == 3.5
+    assert add(Vector([1, 2]), 1) == Vector([2, 3])
+    assert subtract(Vector([1, 2]), Vector([1, 1])) == Vector([0, 1])
+    with pytest.raises(TypeError, match=r"wrap a list first, e.g. Vector\(\[...\]\)"):
+        add(Vector([1, 2]), [1, 2])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="cannot add str"):
+        add("1", Vector([1]))  # type: ignore[arg-type]
+
+
+def test_allclose() -> None:
+    assert allclose(Vector([0.1 + 0.2]), [0.3])  # 0.30000000000000004 is close to 0.3
+    assert not allclose(Vector([1.0]), [1.001])
+    assert allclose(Vector([1.0]), [1.001], rel_tol=1e-2)
+    assert allclose(Matrix([[1, 2]]), [[1, 2]])
+    assert allclose(Batch([[[1]]]), [[[1.0]]])
+    assert allclose(2.0, 2.0)
+    with pytest.raises(ShapeError, match=r"allclose needs two equal shapes, got \(2,\) and \(1, 2\)"):
+        allclose(Vector([1, 2]), Matrix([[1, 2]]))
+
+
+# --- immutability -----------------------------------------------------------
+
+def test_nothing_a_caller_holds_changes_an_object() -> None:
+    values = [1.0, 2.0]
+    v = Vector(values)
+    values[0] = 99.0  # the list it was built from
+    assert v.tolist() == [1.0, 2.0]
+    out = v.tolist()
+    out[0] = 99.0  # the list it gave back
+    assert v.tolist() == [1.0, 2.0]
+
+    rows = [[1.0, 2.0], [3.0, 4.0]]
+    m = Matrix(rows)
+    rows[0][0] = 99.0
+    m.tolist()[1][1] = 99.0
+    assert m.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+
+    batch = Batch([m])
+    batch.tolist()[0][0][0] = 99.0
+    assert batch[0] == m
+
+    with pytest.raises(AttributeError, match="Vector is immutable"):
+        v._values = (5.0,)
+    with pytest.raises(AttributeError, match="Matrix is immutable"):
+        m.shape = (1, 1)  # type: ignore[misc]
+
+
+# --- repr and str: short at any size ----------------------------------------
+
+def test_repr_is_short_at_any_size() -> None:
+    assert repr(Vector([0.0, 1.0])) == "Vector([0.0, 1.0], shape=(2,))"
+    assert repr(Vector(range(100))) == "Vector([0.0, 1.0, 2.0, ..., 97.0, 98.0, 99.0], shape=(100,))"
+    big = Matrix([[float(i * 1000 + j) for j in range(768)] for i in range(1024)])
+    text = repr(big)
+    assert text == ("Matrix([[0.0, 1.0, ..., 766.0, 767.0], ..., "
+                    "[1.023e+06, 1.023e+06, ..., 1.0238e+06, 1.0238e+06]], shape=(1024, 768))")
+    assert len(repr(Batch([big, big]))) < 120
+
+
+def test_str_is_a_grid_with_edges() -> None:
+    lines = str(Matrix([[float(j) for j in range(20)] for _ in range(20)])).splitlines()
+    assert len(lines) == 7  # 3 rows, '...', 3 rows
+    assert lines[0] == "[[ 0.0000  1.0000  2.0000     ... 17.0000 18.0000 19.0000]"
+    assert lines[3].strip() == "..."

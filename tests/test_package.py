@@ -1,0 +1,79 @@
+"""The house rules: stdlib only, imports pointing one way, nothing at import, the public API."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import minipe
+
+PACKAGE = Path(minipe.__file__).resolve().parent
+ROOT = PACKAGE.parent
+
+# DESIGN.md's module map: a chapter may import only the chapters listed for it.
+ALLOWED_IMPORTS = {
+    "broadcast": set(),
+    "linalg": {"broadcast"},
+    "tokenizer": set(),
+    "embedding": {"broadcast", "linalg"},
+    "positional": {"broadcast", "linalg", "embedding"},
+    "attention": {"broadcast", "linalg"},
+    "pipeline": {"broadcast", "linalg", "tokenizer", "embedding", "positional", "attention"},
+    "__main__": {"pipeline"},
+}
+
+
+def _imports(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def test_every_chapter_is_in_the_module_map() -> None:
+    chapters = {path.stem for path in PACKAGE.glob("*.py")} - {"__init__"}
+    assert chapters == set(ALLOWED_IMPORTS)
+
+
+def test_imports_point_one_way() -> None:
+    for chapter, allowed in ALLOWED_IMPORTS.items():
+        imported = {name.split(".")[1] for name in _imports(PACKAGE / f"{chapter}.py")
+                    if name.startswith("minipe.")}
+        assert imported <= allowed, f"{chapter}.py imports {sorted(imported - allowed)}"
+
+
+def test_only_the_standard_library_at_run_time() -> None:
+    for path in PACKAGE.glob("*.py"):
+        for name in _imports(path):
+            top = name.split(".")[0]
+            assert top == "minipe" or top in sys.stdlib_module_names or top == "__future__", \
+                f"{path.name} imports {name}"
+
+
+def test_importing_prints_nothing_and_leaves_global_random_alone() -> None:
+    script = ("import random; random.seed(1); before = random.random(); random.seed(1); "
+              "import minipe; assert random.random() == before")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "" and done.stderr == ""
+
+
+def test_the_public_api_of_design_md() -> None:
+    contract = ["Vector", "Matrix", "Batch", "allclose", "broadcast_shapes", "add", "Tokenizer",
+                "Embedding", "ShapeError", "sinusoidal_encoding", "LearnedPositionalEmbedding",
+                "relative_shift_matrix", "binary_encoding", "softmax",
+                "scaled_dot_product_attention", "SingleHeadAttention", "run"]
+    for name in contract:
+        assert hasattr(minipe, name), name
+        assert name in minipe.__all__
+    assert issubclass(minipe.ShapeError, ValueError)
+
+
+def test_typed_package_marker_ships() -> None:
+    assert (PACKAGE / "py.typed").exists()

@@ -1,0 +1,138 @@
+"""Chapter 7: run(text) -> Trace, and python -m minipe."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from minipe import Embedding, Trace, allclose, run, sinusoidal_encoding
+from minipe.__main__ import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_stage_is_kept() -> None:
+    trace = run("The cat sat on the mat", d_model=8, seed=0)
+    assert trace.tokens == ("the", "cat", "sat", "on", "the", "mat")
+    assert trace.token_ids == (4, 0, 3, 2, 4, 1)  # cat mat on sat the, sorted -> 0..4
+    assert trace.vocab_size == 7  # 5 words + <|unk|> + <|endoftext|>
+    assert trace.token_embeddings.shape == (6, 8)
+    assert trace.position_encodings is not None
+    assert trace.position_encodings == sinusoidal_encoding(6, 8)
+    assert trace.input_embeddings.shape == (6, 8)
+    assert trace.attention.weights.shape == (6, 6)
+    assert trace.attention.output.shape == (6, 8)
+
+
+def test_stages_fit_together() -> None:
+    trace = run("The cat sat on the mat", d_model=8, seed=0)
+    token_table = Embedding(7, 8, seed=0)  # the pipeline's token table uses `seed`
+    for pos, token_id in enumerate(trace.token_ids):
+        assert trace.token_embeddings[pos] == token_table.weight[token_id]
+    assert trace.position_encodings is not None
+    assert allclose(trace.input_embeddings,
+                    (trace.token_embeddings + trace.position_encodings).tolist())
+    # 'the' at positions 0 and 4: same token embedding, different input embedding
+    assert trace.token_embeddings[0] == trace.token_embeddings[4]
+    assert trace.input_embeddings[0] != trace.input_embeddings[4]
+
+
+def test_a_man_bites_a_dog_without_positions() -> None:
+    # lecture 000: the same words in another order. Without positions, "man" gets
+    # exactly the same attention output in both sentences.
+    first = run("A man bites a dog", positions="none")
+    second = run("A dog bites a man", positions="none")
+    assert first.position_encodings is None
+    man_first = first.attention.output[first.tokens.index("man")]
+    man_second = second.attention.output[second.tokens.index("man")]
+    assert allclose(man_first, man_second, abs_tol=1e-12)
+    # with sinusoidal positions, "man" at position 1 and at position 4 differ
+    with_positions_first = run("A man bites a dog")
+    with_positions_second = run("A dog bites a man")
+    assert not allclose(with_positions_first.attention.output[1],
+                        with_positions_second.attention.output[4], abs_tol=1e-6)
+
+
+def test_learned_positions_and_causal_mask() -> None:
+    trace = run("one two three", positions="learned", causal=True, seed=5)
+    assert trace.position_encodings is not None
+    assert trace.position_encodings.shape == (3, 8)
+    assert trace.position_encodings != trace.token_embeddings  # seed + 1, not seed
+    assert trace.attention.weights[0].tolist() == [1.0, 0.0, 0.0]
+    assert trace.attention.weights[1, 2] == 0.0
+
+
+def test_the_same_seed_gives_the_same_trace() -> None:
+    assert run("a b c", seed=3).attention.output == run("a b c", seed=3).attention.output
+    assert run("a b c", seed=3).attention.output != run("a b c", seed=4).attention.output
+
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    ({"text": 42}, TypeError, "text must be a str"),
+    ({"text": "  "}, ValueError, "has no tokens"),
+    ({"text": "a b", "d_model": 0}, ValueError, "d_model must be >= 1"),
+    ({"text": "a b", "positions": "rope"}, ValueError,
+     "positions must be one of sinusoidal, learned, none; got 'rope'"),
+    ({"text": "a b", "seed": -1}, ValueError, "seed must be >= 0"),
+])
+def test_bad_input_is_explained(kwargs: dict[str, Any], error: type[Exception],
+                                words: str) -> None:
+    with pytest.raises(error, match=words):
+        run(**kwargs)
+
+
+def test_trace_prints_every_stage_in_80_columns() -> None:
+    text = str(run("The cat sat on the mat", d_model=64, causal=True))
+    for stage in ["1. tokens", "2. token IDs", "3. token embeddings, shape (6, 64)",
+                  "4. position encodings (sinusoidal), shape (6, 64)",
+                  "5. input embeddings", "6. attention weights, shape (6, 6)",
+                  "7. attention output"]:
+        assert stage in text
+    assert "'the' at positions 0 and 4: same ID, same row" in text
+    assert max(len(line) for line in text.splitlines()) <= 80
+    # PE(1) of lecture 003 starts the position table's row 1: sin 1, cos 1
+    assert "1 cat  [ 0.8415  0.5403" in text
+
+
+def test_cli_main_prints_the_pipeline(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["A dog bites a man", "--d-model", "4", "--positions", "learned"]) == 0
+    out = capsys.readouterr().out
+    assert "positions=learned" in out
+    assert "shape (5, 4)" in out
+
+
+def test_cli_rejects_bad_options_with_a_message(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--d-model", "0"])
+    assert exit_info.value.code == 2
+    assert "d_model must be >= 1, got 0" in capsys.readouterr().err
+
+
+def test_python_dash_m_minipe_runs_from_the_clone() -> None:
+    done = subprocess.run([sys.executable, "-m", "minipe"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "text: 'The cat sat on the mat'" in done.stdout
+    assert "7. attention output = weights @ V, shape (6, 8)" in done.stdout
+    assert max(len(line) for line in done.stdout.splitlines()) <= 80
+
+
+def test_help_explains_every_option() -> None:
+    done = subprocess.run([sys.executable, "-m", "minipe", "--help"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0
+    for option in ["--d-model", "--positions", "--seed", "--causal", "sinusoidal", "learned"]:
+        assert option in done.stdout
+
+
+def test_trace_is_frozen() -> None:
+    trace = run("a b")
+    with pytest.raises(AttributeError):
+        trace.text = "c d"  # type: ignore[misc]
+    assert isinstance(trace, Trace)
+    assert math.isclose(sum(trace.attention.weights[0]), 1.0)

@@ -1,0 +1,90 @@
+"""Chapter 3: text -> tokens -> IDs and back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from minipe import Tokenizer
+
+CORPUS = "The cat sat on the mat"
+
+
+def test_vocabulary_is_sorted_words_then_the_special_tokens() -> None:
+    tokenizer = Tokenizer.from_corpus(CORPUS)
+    # distinct lower-cased words, sorted: cat mat on sat the -> IDs 0..4; then 5, 6
+    assert tokenizer.vocab == {"cat": 0, "mat": 1, "on": 2, "sat": 3, "the": 4,
+                               "<|unk|>": 5, "<|endoftext|>": 6}
+    assert tokenizer.vocab_size == 7
+
+
+def test_tokenize_splits_words_and_punctuation() -> None:
+    tokenizer = Tokenizer.from_corpus(CORPUS)
+    assert tokenizer.tokenize("Hello, world. Is this-- a test?") == [
+        "hello", ",", "world", ".", "is", "this", "-", "-", "a", "test", "?"]
+    assert tokenizer.tokenize("end <|endoftext|> start") == ["end", "<|endoftext|>", "start"]
+    assert tokenizer.tokenize("   ") == []
+
+
+def test_lecture_001_same_ids_in_a_different_order() -> None:
+    tokenizer = Tokenizer.from_corpus(CORPUS)
+    first = tokenizer.encode("The cat sat on the mat")
+    second = tokenizer.encode("On the mat the cat sat")
+    assert first == [4, 0, 3, 2, 4, 1]  # the cat sat on the mat, from the vocabulary above
+    assert second == [2, 4, 1, 4, 0, 3]
+    assert sorted(first) == sorted(second)  # the same IDs ...
+    assert first != second  # ... in another order: only the order tells them apart
+
+
+def test_unknown_words_and_end_of_text() -> None:
+    tokenizer = Tokenizer.from_corpus(CORPUS)
+    assert tokenizer.encode("the dog sat") == [4, 5, 3]  # 'dog' -> <|unk|> (ID 5)
+    assert tokenizer.encode("the mat <|endoftext|> the cat") == [4, 1, 6, 4, 0]
+    assert tokenizer.decode([4, 5, 3]) == "the <|unk|> sat"
+
+
+def test_decode_of_encode_gives_back_the_words() -> None:
+    text = "Hello, world. Is this a test? Yes: it is!"
+    tokenizer = Tokenizer.from_corpus(text)
+    assert tokenizer.decode(tokenizer.encode(text)) == "hello, world. is this a test? yes: it is!"
+
+
+def test_the_same_corpus_gives_the_same_ids_whatever_the_word_order() -> None:
+    assert Tokenizer.from_corpus("b a c").vocab == Tokenizer.from_corpus("c b a").vocab
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda t: t.encode(42), TypeError, "text must be a str, got int"),
+    (lambda t: t.tokenize(None), TypeError, "text must be a str, got NoneType"),
+    (lambda t: t.decode([0, 7]), ValueError, r"ids\[1\] = 7 is not in the vocabulary: "
+                                             r"valid IDs are 0..6"),
+    (lambda t: t.decode([-1]), ValueError, "valid IDs are 0..6"),
+    (lambda t: t.decode([1.0]), TypeError, r"ids\[0\] must be an int"),
+    (lambda t: t.decode("cat"), TypeError, "decode needs a list of int IDs"),
+])
+def test_bad_input_is_explained(call: Any, error: type[Exception], words: str) -> None:
+    with pytest.raises(error, match=words):
+        call(Tokenizer.from_corpus(CORPUS))
+
+
+def test_bad_corpus() -> None:
+    with pytest.raises(ValueError, match="the corpus has no tokens"):
+        Tokenizer.from_corpus("  ")
+    with pytest.raises(TypeError, match="text must be a str, got list"):
+        Tokenizer.from_corpus(["the", "cat"])  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="must be distinct"):
+        Tokenizer(["a", "a", "<|unk|>"])
+    with pytest.raises(ValueError, match="must include '<|unk|>'"):
+        Tokenizer(["a", "b"])
+
+
+def test_the_vocab_a_caller_gets_is_a_copy() -> None:
+    tokenizer = Tokenizer.from_corpus(CORPUS)
+    vocab = tokenizer.vocab
+    vocab["cat"] = 99
+    tokens = ["x", "<|unk|>"]
+    built = Tokenizer(tokens)
+    tokens[0] = "y"
+    assert tokenizer.encode("cat") == [0]
+    assert built.encode("x") == [0]
