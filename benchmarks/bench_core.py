@@ -175,7 +175,8 @@ def matmul_job(sizes: Sizes) -> Job:
     left = random_table(rng, sizes.matmul_rows, sizes.matmul_inner)  # the tokens
     right = random_table(rng, sizes.matmul_inner, sizes.matmul_cols)  # W_q
     left_matrix, right_matrix = Matrix(left), Matrix(right)  # built outside the timing
-    shapes = f"({sizes.matmul_rows}, {sizes.matmul_inner}) @ ({sizes.matmul_inner}, {sizes.matmul_cols})"
+    shapes = (f"({sizes.matmul_rows}, {sizes.matmul_inner}) @ "
+              f"({sizes.matmul_inner}, {sizes.matmul_cols})")
     return Job(
         name=f"Matrix {shapes}",
         run_library=lambda: left_matrix @ right_matrix,
@@ -192,7 +193,8 @@ def attention_job(sizes: Sizes) -> Job:
     head = SingleHeadAttention(d, d, seed=0)
     x = random_table(random.Random(1), sizes.attention_seq, d)
     x_matrix = Matrix(x)  # built outside the timing
-    w_q, w_k, w_v = head.W_q.tolist(), head.W_k.tolist(), head.W_v.tolist()  # the head's own weights
+    # the head's own weights, as plain lists
+    w_q, w_k, w_v = head.W_q.tolist(), head.W_k.tolist(), head.W_v.tolist()
     return Job(
         name=f"SingleHeadAttention({d}, {d}) on ({sizes.attention_seq}, {d})",
         run_library=lambda: head(x_matrix),

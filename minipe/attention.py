@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from minipe.broadcast import ShapeError
-from minipe.linalg import Matrix, Vector, checked_size
+from minipe.checks import checked_size
+from minipe.linalg import Matrix, Vector
 
 
 def _checked_scores(values: Iterable[float] | Vector) -> tuple[float, ...]:
@@ -128,7 +129,8 @@ def scaled_dot_product_attention(
     score_rows = []
     weight_rows = []
     for i, q_i in enumerate(q._rows):
-        scores_i = [sum(map(operator.mul, q_i, k_j)) / sqrt_d_k for k_j in keys]  # q_i.k_j/sqrt(d_k)
+        # score(i, j) = q_i . k_j / sqrt(d_k), for every key j
+        scores_i = [sum(map(operator.mul, q_i, k_j)) / sqrt_d_k for k_j in keys]
         if causal:
             hidden = len(keys) - (i + 1)
             scores_i[i + 1:] = [-math.inf] * hidden  # token i may not look at tokens j > i

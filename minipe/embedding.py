@@ -28,7 +28,8 @@ from __future__ import annotations
 import random
 
 from minipe.broadcast import ShapeError
-from minipe.linalg import Batch, Matrix, checked_size
+from minipe.checks import checked_size
+from minipe.linalg import Batch, Matrix
 
 
 class Embedding:

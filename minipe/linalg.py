@@ -26,68 +26,16 @@ import operator
 from typing import Any, Callable, Iterable, Iterator, Union, overload
 
 from minipe.broadcast import Nested, Shape, ShapeError, broadcast_elementwise
+from minipe.checks import (
+    checked_index,
+    checked_number,
+    checked_rows,
+    checked_size,
+    checked_values,
+)
+from minipe.display import edges, format_number, grid, grid_line, short_list
 
 Operand = Union[float, "_Array"]  # a number, Vector, Matrix or Batch
-
-EDGE = 3  # a long axis is printed as its first EDGE and last EDGE items
-
-
-def _checked_number(value: object, where: str) -> float:
-    """A float from `value`, or an error naming `where` it came from."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{where} must be a number, got {value!r} ({type(value).__name__})")
-    number = float(value)
-    if number != number:
-        raise ValueError(f"{where} is NaN; minipe refuses NaN so it cannot spread silently")
-    return number
-
-
-def _checked_values(values: object, what: str) -> tuple[float, ...]:
-    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise TypeError(f"{what} must be a list of numbers, got {type(values).__name__}")
-    checked = tuple(_checked_number(x, f"{what}[{index}]") for index, x in enumerate(values))
-    if not checked:
-        raise ValueError(f"{what} is empty; it needs at least one number")
-    return checked
-
-
-def _checked_rows(rows: object, what: str) -> tuple[tuple[float, ...], ...]:
-    if isinstance(rows, Matrix):
-        return rows._rows
-    if isinstance(rows, (str, bytes)) or not isinstance(rows, Iterable):
-        raise TypeError(f"{what} must be a list of rows, got {type(rows).__name__}")
-    checked = tuple(_checked_values(row, f"{what}[{index}]") for index, row in enumerate(rows))
-    if not checked:
-        raise ValueError(f"{what} has no rows; it needs at least one")
-    for index, row in enumerate(checked):
-        if len(row) != len(checked[0]):
-            raise ShapeError(
-                f"ragged rows: {what}[0] has {len(checked[0])} values but {what}[{index}] "
-                f"has {len(row)}; every row of a Matrix needs the same length"
-            )
-    return checked
-
-
-def checked_size(value: object, name: str, minimum: int = 1) -> int:
-    """`value` if it is an int >= minimum; else an error naming the argument.
-
-    Every chapter checks its sizes (d_model, num_embeddings, ...) with this.
-    """
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
-
-
-def _checked_index(index: object, size: int, what: str) -> int:
-    if isinstance(index, bool) or not isinstance(index, int):
-        raise TypeError(f"{what} index must be an int, got {index!r}")
-    if not -size <= index < size:
-        raise IndexError(f"{what} index {index} is out of range: valid are 0..{size - 1} "
-                         f"(or -{size}..-1 counting from the end)")
-    return index
-
 
 class _Array:
     """What Vector, Matrix and Batch share: immutability and the operators.
@@ -153,7 +101,7 @@ class Vector(_Array):
     _values: tuple[float, ...]
 
     def __init__(self, values: Iterable[float]) -> None:
-        self._set("_values", _checked_values(values, "Vector values"))
+        self._set("_values", checked_values(values, "Vector values"))
 
     @classmethod
     def _trusted(cls, values: tuple[float, ...]) -> Vector:
@@ -172,7 +120,7 @@ class Vector(_Array):
         return iter(self._values)
 
     def __getitem__(self, index: int) -> float:
-        return self._values[_checked_index(index, len(self._values), "Vector")]
+        return self._values[checked_index(index, len(self._values), "Vector")]
 
     def dot(self, other: Vector) -> float:
         """sum_j self[j] * other[j]; both vectors must have the same length."""
@@ -195,10 +143,10 @@ class Vector(_Array):
         return Vector._trusted(tuple(x * factor for x in self._values))
 
     def __repr__(self) -> str:
-        return f"Vector({_short(self._values, _number)}, shape={self.shape})"
+        return f"Vector({short_list(self._values, format_number)}, shape={self.shape})"
 
     def __str__(self) -> str:
-        return _grid_line(self._values)
+        return grid_line(self._values)
 
 
 class Matrix(_Array):
@@ -213,7 +161,7 @@ class Matrix(_Array):
     _rows: tuple[tuple[float, ...], ...]
 
     def __init__(self, rows: Iterable[Iterable[float]]) -> None:
-        self._set("_rows", _checked_rows(rows, "Matrix rows"))
+        self._set("_rows", checked_rows(rows, "Matrix rows"))
 
     @classmethod
     def _trusted(cls, rows: tuple[tuple[float, ...], ...]) -> Matrix:
@@ -245,9 +193,9 @@ class Matrix(_Array):
     def __getitem__(self, index: int | tuple[int, int]) -> Vector | float:
         """m[i] is row i (a Vector); m[i, j] is the number in row i, column j."""
         if isinstance(index, tuple) and len(index) == 2:
-            row = self._rows[_checked_index(index[0], len(self._rows), "Matrix row")]
-            return row[_checked_index(index[1], len(row), "Matrix column")]
-        return Vector._trusted(self._rows[_checked_index(index, len(self._rows), "Matrix row")])
+            row = self._rows[checked_index(index[0], len(self._rows), "Matrix row")]
+            return row[checked_index(index[1], len(row), "Matrix column")]
+        return Vector._trusted(self._rows[checked_index(index, len(self._rows), "Matrix row")])
 
     @property
     def T(self) -> Matrix:
@@ -267,7 +215,8 @@ class Matrix(_Array):
             return Vector._trusted(tuple(sum(map(operator.mul, row, column))
                                          for row in self._rows))
         if not isinstance(other, Matrix):
-            raise TypeError(f"@ needs a Matrix or a Vector on the right, got {type(other).__name__}")
+            raise TypeError(f"@ needs a Matrix or a Vector on the right, "
+                            f"got {type(other).__name__}")
         if other.shape[0] != self.shape[1]:
             raise ShapeError(_matmul_message(self.shape, other.shape))
         columns = tuple(zip(*other._rows))  # (m, k): column j of other, as a tuple
@@ -291,7 +240,7 @@ class Matrix(_Array):
         return Matrix._trusted(tuple(tuple([x * factor for x in row]) for row in self._rows))
 
     def __repr__(self) -> str:
-        rows = _short(self._rows, lambda row: _short(row, _number, edge=2), edge=1)
+        rows = short_list(self._rows, lambda row: short_list(row, format_number, edge=2), edge=1)
         return f"Matrix({rows}, shape={self.shape})"
 
     def __str__(self) -> str:
@@ -311,8 +260,11 @@ class Batch(_Array):
     def __init__(self, matrices: Iterable[Matrix | Iterable[Iterable[float]]]) -> None:
         if isinstance(matrices, (str, bytes)) or not isinstance(matrices, Iterable):
             raise TypeError(f"Batch needs a list of matrices, got {type(matrices).__name__}")
-        checked = tuple(Matrix._trusted(_checked_rows(m, f"Batch[{index}]"))
-                        for index, m in enumerate(matrices))
+        checked = []
+        for index, matrix in enumerate(matrices):
+            if not isinstance(matrix, Matrix):
+                matrix = Matrix._trusted(checked_rows(matrix, f"Batch[{index}]"))
+            checked.append(matrix)
         if not checked:
             raise ValueError("Batch needs at least one matrix")
         for index, matrix in enumerate(checked):
@@ -320,7 +272,7 @@ class Batch(_Array):
                 raise ShapeError(f"ragged batch: Batch[0] has shape {checked[0].shape} but "
                                  f"Batch[{index}] has {matrix.shape}; a Batch stacks "
                                  f"matrices of one shape")
-        self._set("_matrices", checked)
+        self._set("_matrices", tuple(checked))
 
     @classmethod
     def _trusted(cls, matrices: tuple[Matrix, ...]) -> Batch:
@@ -339,7 +291,7 @@ class Batch(_Array):
         return iter(self._matrices)
 
     def __getitem__(self, index: int) -> Matrix:
-        return self._matrices[_checked_index(index, len(self._matrices), "Batch")]
+        return self._matrices[checked_index(index, len(self._matrices), "Batch")]
 
     def tolist(self) -> list[list[list[float]]]:
         return [matrix.tolist() for matrix in self._matrices]
@@ -349,10 +301,11 @@ class Batch(_Array):
 
     def __repr__(self) -> str:
         first = self._matrices[0]._rows[0]
-        return f"Batch([[{_short(first, _number, edge=2)}, ...], ...], shape={self.shape})"
+        first_row = short_list(first, format_number, edge=2)
+        return f"Batch([[{first_row}, ...], ...], shape={self.shape})"
 
     def __str__(self) -> str:
-        blocks = _edges([str(matrix) for matrix in self._matrices], "...")
+        blocks = edges([str(matrix) for matrix in self._matrices], "...")
         return "Batch of " + " x ".join(map(str, self.shape)) + ":\n" + "\n\n".join(blocks)
 
 
@@ -392,7 +345,7 @@ def _unpack(value: object, verb: str) -> tuple[Nested, Shape]:
     if isinstance(value, Batch):
         return [matrix._rows for matrix in value._matrices], value.shape
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return _checked_number(value, f"the number to {verb}"), ()
+        return checked_number(value, f"the number to {verb}"), ()
     raise TypeError(f"cannot {verb} {type(value).__name__}: minipe's {verb} works on numbers, "
                     f"Vector, Matrix and Batch (wrap a list first, e.g. Vector([...]))")
 
@@ -433,7 +386,7 @@ def _flat(value: object) -> tuple[list[float], Shape]:
         return [x for row in value._rows for x in row], value.shape
     if isinstance(value, Batch):
         return [x for m in value._matrices for row in m._rows for x in row], value.shape
-    return [_checked_number(value, "a number given to allclose")], ()
+    return [checked_number(value, "a number given to allclose")], ()
 
 
 def _as_operand(value: object, name: str) -> object:
@@ -467,45 +420,10 @@ def _checked_factor(value: object, factor: object, symbol: str) -> float:
         hint = "use @ for a matrix product, or .dot for two Vectors" if symbol == "*" else \
             "divide by a number"
         raise TypeError(f"{name} {symbol} {type(factor).__name__} is not defined here: {hint}")
-    number = _checked_number(factor, f"the number in {name} {symbol} number")
+    number = checked_number(factor, f"the number in {name} {symbol} number")
     if symbol == "/" and number == 0.0:
         raise ZeroDivisionError(f"cannot divide a {name} by 0")
     return number
-
-
-# ---------------------------------------------------------------------------
-# Printing: short at any size, because a debugger's variable pane shows repr.
-# ---------------------------------------------------------------------------
-
-def _number(x: float) -> str:
-    """For repr: 1.0 -> '1.0', 0.9999500004 -> '0.99995', sin(1) -> '0.84147'."""
-    text = f"{x:.5g}"
-    if text.lstrip("-").isdigit():
-        text += ".0"  # so a float never looks like an int
-    return text
-
-
-def _edges(items: list[str], ellipsis: str, edge: int = EDGE) -> list[str]:
-    """All items if there are few; else the first `edge`, `ellipsis`, the last `edge`."""
-    if len(items) <= 2 * edge + 2:  # hiding one or two items would save nothing
-        return items
-    return items[:edge] + [ellipsis] + items[-edge:]
-
-
-def _short(items: Iterable[Any], show: Callable[[Any], str], edge: int = EDGE) -> str:
-    """'[a, b, c, ..., x, y, z]' - the edges of a long sequence, for repr."""
-    texts = list(items)
-    if len(texts) > 2 * edge + 1:
-        texts = texts[:edge] + texts[-edge:]
-        shown = [show(x) for x in texts]
-        return "[" + ", ".join(shown[:edge] + ["..."] + shown[edge:]) + "]"
-    return "[" + ", ".join(show(x) for x in texts) + "]"
-
-
-def _grid_line(values: tuple[float, ...]) -> str:
-    """One row for print(): fixed-width columns, 4 decimals, '...' in the middle of long rows."""
-    cells = _edges([f"{x:7.4f}" for x in values], "    ...")
-    return "[" + " ".join(cells) + "]"
 
 
 def format_matrix(matrix: Matrix, row_labels: Iterable[str] | None = None) -> str:
@@ -519,13 +437,10 @@ def format_matrix(matrix: Matrix, row_labels: Iterable[str] | None = None) -> st
     """
     if not isinstance(matrix, Matrix):
         raise TypeError(f"format_matrix needs a Matrix, got {type(matrix).__name__}")
-    lines = [_grid_line(row) for row in matrix._rows]
+    labels = None
     if row_labels is not None:
         labels = [str(label) for label in row_labels]
-        if len(labels) != len(lines):
+        if len(labels) != len(matrix):
             raise ShapeError(f"format_matrix got {len(labels)} row labels for "
-                             f"{len(lines)} rows")
-        width = max(len(label) for label in labels)
-        lines = [f"{label:<{width}}  {line}" for label, line in zip(labels, lines)]
-        return "\n".join(_edges(lines, " " * width + "   ..."))
-    return "[" + "\n ".join(_edges(lines, "   ...")) + "]"
+                             f"{len(matrix)} rows")
+    return grid(matrix._rows, labels)

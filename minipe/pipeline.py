@@ -23,8 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from minipe.attention import AttentionResult, SingleHeadAttention
+from minipe.checks import checked_size
 from minipe.embedding import Embedding
-from minipe.linalg import Matrix, checked_size, format_matrix
+from minipe.linalg import Matrix, format_matrix
 from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
 from minipe.tokenizer import Tokenizer, tokenize
 

@@ -32,8 +32,9 @@ from __future__ import annotations
 
 import math
 
+from minipe.checks import checked_size
 from minipe.embedding import Embedding
-from minipe.linalg import Matrix, Vector, checked_size
+from minipe.linalg import Matrix, Vector
 
 
 def _check_base(base: object) -> float:

@@ -128,7 +128,8 @@ def test_causal_weights_above_the_diagonal_are_exactly_zero() -> None:
     assert result.output[0] == x[0]  # ... so its output is its own value row
     # token i's output is attention over the first i + 1 tokens alone
     prefix = Matrix(x.tolist()[:3])
-    assert allclose(result.output[2], scaled_dot_product_attention(prefix, prefix, prefix).output[2])
+    prefix_result = scaled_dot_product_attention(prefix, prefix, prefix)
+    assert allclose(result.output[2], prefix_result.output[2])
 
 
 def test_attention_shape_mistakes() -> None:

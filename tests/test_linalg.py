@@ -9,7 +9,6 @@ import pytest
 
 from minipe import Batch, Matrix, ShapeError, Vector, add, allclose, subtract
 
-
 # --- Vector -----------------------------------------------------------------
 
 def test_vector_basics() -> None:
@@ -139,7 +138,8 @@ def test_infinity_is_allowed_for_masks() -> None:
 # --- Batch ------------------------------------------------------------------
 
 def test_lecture_001_broadcast_8_by_4_by_256() -> None:
-    # token embeddings (8, 4, 256): entry [b][t][j] = b; positions (4, 256): entry [t][j] = 100*t + j
+    # token embeddings (8, 4, 256): entry [b][t][j] = b
+    # positions (4, 256): entry [t][j] = 100*t + j
     tokens = Batch([[[float(b)] * 256 for _ in range(4)] for b in range(8)])
     positions = Matrix([[100.0 * t + j for j in range(256)] for t in range(4)])
     inputs = tokens + positions
@@ -187,7 +187,8 @@ def test_allclose() -> None:
     assert allclose(Matrix([[1, 2]]), [[1, 2]])
     assert allclose(Batch([[[1]]]), [[[1.0]]])
     assert allclose(2.0, 2.0)
-    with pytest.raises(ShapeError, match=r"allclose needs two equal shapes, got \(2,\) and \(1, 2\)"):
+    with pytest.raises(ShapeError,
+                       match=r"allclose needs two equal shapes, got \(2,\) and \(1, 2\)"):
         allclose(Vector([1, 2]), Matrix([[1, 2]]))
 
 
@@ -222,7 +223,8 @@ def test_nothing_a_caller_holds_changes_an_object() -> None:
 
 def test_repr_is_short_at_any_size() -> None:
     assert repr(Vector([0.0, 1.0])) == "Vector([0.0, 1.0], shape=(2,))"
-    assert repr(Vector(range(100))) == "Vector([0.0, 1.0, 2.0, ..., 97.0, 98.0, 99.0], shape=(100,))"
+    assert repr(Vector(range(100))) == \
+        "Vector([0.0, 1.0, 2.0, ..., 97.0, 98.0, 99.0], shape=(100,))"
     big = Matrix([[float(i * 1000 + j) for j in range(768)] for i in range(1024)])
     text = repr(big)
     assert text == ("Matrix([[0.0, 1.0, ..., 766.0, 767.0], ..., "

@@ -15,12 +15,15 @@ ROOT = PACKAGE.parent
 # DESIGN.md's module map: a chapter may import only the chapters listed for it.
 ALLOWED_IMPORTS = {
     "broadcast": set(),
-    "linalg": {"broadcast"},
+    "checks": {"broadcast"},  # shared plumbing: argument checks ...
+    "display": set(),  # ... and printing
+    "linalg": {"broadcast", "checks", "display"},
     "tokenizer": set(),
-    "embedding": {"broadcast", "linalg"},
-    "positional": {"broadcast", "linalg", "embedding"},
-    "attention": {"broadcast", "linalg"},
-    "pipeline": {"broadcast", "linalg", "tokenizer", "embedding", "positional", "attention"},
+    "embedding": {"broadcast", "checks", "linalg"},
+    "positional": {"broadcast", "checks", "linalg", "embedding"},
+    "attention": {"broadcast", "checks", "linalg"},
+    "pipeline": {"broadcast", "checks", "linalg", "tokenizer", "embedding", "positional",
+                 "attention"},
     "__main__": {"pipeline"},
 }
 
