@@ -71,13 +71,13 @@ class _Array:
         return subtract(other, self)
 
     def __mul__(self, factor: float) -> Any:
-        return self._scaled(_checked_factor(self, factor, "*"))
+        return _scale(self, factor, "*")
 
     def __rmul__(self, factor: float) -> Any:
-        return self._scaled(_checked_factor(self, factor, "*"))
+        return _scale(self, factor, "*")
 
     def __truediv__(self, factor: float) -> Any:
-        return self._scaled(1.0 / _checked_factor(self, factor, "/"))
+        return _scale(self, factor, "/")
 
     def __neg__(self) -> Any:
         return self._scaled(-1.0)
@@ -119,7 +119,14 @@ class Vector(_Array):
     def __iter__(self) -> Iterator[float]:
         return iter(self._values)
 
-    def __getitem__(self, index: int) -> float:
+    @overload
+    def __getitem__(self, index: int) -> float: ...
+    @overload
+    def __getitem__(self, index: slice) -> Vector: ...
+    def __getitem__(self, index: int | slice) -> float | Vector:
+        """v[j] is the number at j; v[a:b] is a shorter Vector."""
+        if isinstance(index, slice):
+            return Vector._trusted(_checked_slice(self._values, index, "Vector"))
         return self._values[checked_index(index, len(self._values), "Vector")]
 
     def dot(self, other: Vector) -> float:
@@ -190,8 +197,12 @@ class Matrix(_Array):
     def __getitem__(self, index: int) -> Vector: ...
     @overload
     def __getitem__(self, index: tuple[int, int]) -> float: ...
-    def __getitem__(self, index: int | tuple[int, int]) -> Vector | float:
-        """m[i] is row i (a Vector); m[i, j] is the number in row i, column j."""
+    @overload
+    def __getitem__(self, index: slice) -> Matrix: ...
+    def __getitem__(self, index: int | tuple[int, int] | slice) -> Vector | float | Matrix:
+        """m[i] is row i (a Vector); m[i, j] the number in row i, column j; m[a:b] rows a..b-1."""
+        if isinstance(index, slice):
+            return Matrix._trusted(_checked_slice(self._rows, index, "Matrix"))
         if isinstance(index, tuple) and len(index) == 2:
             row = self._rows[checked_index(index[0], len(self._rows), "Matrix row")]
             return row[checked_index(index[1], len(row), "Matrix column")]
@@ -334,7 +345,7 @@ def _elementwise(op: Callable[[float, float], float], a: Operand, b: Operand, ve
     a_data, a_shape = _unpack(a, verb)
     b_data, b_shape = _unpack(b, verb)
     data, shape = broadcast_elementwise(op, a_data, a_shape, b_data, b_shape, verb=verb)
-    return _pack(data, shape)
+    return _pack(data, shape, verb)
 
 
 def _unpack(value: object, verb: str) -> tuple[Nested, Shape]:
@@ -350,14 +361,22 @@ def _unpack(value: object, verb: str) -> tuple[Nested, Shape]:
                     f"Vector, Matrix and Batch (wrap a list first, e.g. Vector([...]))")
 
 
-def _pack(data: Nested, shape: Shape) -> Operand:
+def _pack(data: Nested, shape: Shape, verb: str) -> Operand:
+    """The nested lists of a result as a float, Vector, Matrix or Batch; NaN is refused."""
+    packed: Operand
     if len(shape) == 0:
-        return float(data)
-    if len(shape) == 1:
-        return Vector._trusted(tuple(data))
-    if len(shape) == 2:
-        return Matrix._trusted(tuple(map(tuple, data)))
-    return Batch._trusted(tuple(Matrix._trusted(tuple(map(tuple, rows))) for rows in data))
+        packed = float(data)
+    elif len(shape) == 1:
+        packed = Vector._trusted(tuple(data))
+    elif len(shape) == 2:
+        packed = Matrix._trusted(tuple(map(tuple, data)))
+    else:
+        packed = Batch._trusted(tuple(Matrix._trusted(tuple(map(tuple, rows))) for rows in data))
+    numbers = [packed] if isinstance(packed, float) else _flat(packed)[0]
+    if any(x != x for x in numbers):  # only inf - inf (or inf + -inf) makes NaN here
+        raise ValueError(f"cannot {verb}: the result holds NaN, from inf - inf; "
+                         f"minipe refuses NaN so it cannot spread silently")
+    return packed
 
 
 def allclose(a: object, b: object, *, rel_tol: float = 1e-9, abs_tol: float = 1e-12) -> bool:
@@ -406,11 +425,31 @@ def _as_operand(value: object, name: str) -> object:
     raise ShapeError(f"{name} is nested {depth} deep; allclose compares 1 to 3 axes")
 
 
+def _checked_slice(items: tuple[Any, ...], index: slice, what: str) -> tuple[Any, ...]:
+    kept = items[index]
+    if not kept:
+        raise IndexError(f"{what}[{index.start}:{index.stop}] would be empty: the {what} has "
+                         f"{len(items)} {'rows' if what == 'Matrix' else 'values'}")
+    return kept
+
+
 def _matmul_message(left: Shape, right: Shape) -> str:
     inner_left = left[-1]
     inner_right = right[0]
     return (f"cannot multiply {left} @ {right}: the left has {inner_left} columns but the "
             f"right has {inner_right} rows; (n, k) @ (k, m) needs the same k on both sides")
+
+
+def _scale(value: _Array, factor: object, symbol: str) -> Any:
+    """value * factor or value / factor, for a number factor."""
+    number = _checked_factor(value, factor, symbol)
+    multiplier = 1.0 / number if symbol == "/" else number
+    scaled = value._scaled(multiplier)
+    if multiplier == 0.0 or math.isinf(multiplier):  # 0 * inf is NaN
+        if any(x != x for x in _flat(scaled)[0]):
+            raise ValueError(f"{type(value).__name__} {symbol} {number} gives NaN (0 * inf); "
+                             f"minipe refuses NaN so it cannot spread silently")
+    return scaled
 
 
 def _checked_factor(value: object, factor: object, symbol: str) -> float:

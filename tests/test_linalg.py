@@ -237,3 +237,20 @@ def test_str_is_a_grid_with_edges() -> None:
     assert len(lines) == 7  # 3 rows, '...', 3 rows
     assert lines[0] == "[[ 0.0000  1.0000  2.0000     ... 17.0000 18.0000 19.0000]"
     assert lines[3].strip() == "..."
+
+
+def test_slices_give_shorter_vectors_and_fewer_rows() -> None:
+    m = Matrix([[1, 2], [3, 4], [5, 6]])
+    assert m[:2] == Matrix([[1, 2], [3, 4]])  # rows 0 and 1
+    assert m[1][1:] == Vector([4])
+    assert Vector([1, 2, 3])[::2] == Vector([1, 3])
+    with pytest.raises(IndexError, match="would be empty: the Matrix has 3 rows"):
+        m[5:]
+
+
+def test_nan_never_comes_out_of_arithmetic() -> None:
+    with pytest.raises(ValueError, match="cannot subtract: the result holds NaN, from inf - inf"):
+        Vector([math.inf]) - Vector([math.inf])
+    with pytest.raises(ValueError, match=r"gives NaN \(0 \* inf\)"):
+        Matrix([[math.inf, 1.0]]) * 0
+    assert (Matrix([[-math.inf, 1.0]]) * 2).tolist() == [[-math.inf, 2.0]]
