@@ -1,4 +1,4 @@
-"""How much does minipe's readability cost? Three jobs, each timed against a plain loop.
+"""How much does minipe's readability cost? Four jobs, each timed against a plain loop.
 
 For each job this script times the minipe call and "the tightest plain-Python
 loop for the same job" (written below, on lists of lists, not imported from
@@ -9,6 +9,7 @@ for a slower algorithm.
     1. sinusoidal_encoding(1024, 768)     the GPT-2-sized position table
     2. Matrix (32, 256) @ Matrix (256, 256) 8 sequences x 4 tokens through W_q
     3. SingleHeadAttention(64, 64) on a (128, 64) sequence
+    4. Batch (8, 4, 256) + Matrix (4, 256)  lecture 001's broadcast of positions
 
 Before timing, each job checks that the library and the baseline give the same
 numbers (math.isclose, rel 1e-9, abs 1e-12) and stops with exit status 2 if
@@ -54,14 +55,19 @@ class Sizes(NamedTuple):
     matmul_cols: int  # right operand (inner, cols)
     attention_seq: int  # x has shape (attention_seq, attention_dim)
     attention_dim: int  # d_in = d_out of the head
+    batch: int  # the broadcast add: (batch, context, dim) + (context, dim)
+    context: int
+    dim: int
 
 
 FULL_SIZES = Sizes(positions=1024, d_model=768,
                    matmul_rows=32, matmul_inner=256, matmul_cols=256,
-                   attention_seq=128, attention_dim=64)
+                   attention_seq=128, attention_dim=64,
+                   batch=8, context=4, dim=256)
 QUICK_SIZES = Sizes(positions=64, d_model=64,
                     matmul_rows=8, matmul_inner=16, matmul_cols=16,
-                    attention_seq=16, attention_dim=8)
+                    attention_seq=16, attention_dim=8,
+                    batch=2, context=3, dim=8)
 
 
 class Job(NamedTuple):
@@ -70,7 +76,8 @@ class Job(NamedTuple):
     name: str
     run_library: Callable[[], object]  # what is timed on the library side
     library_table: Callable[[], Table]  # the library's result as lists, for the check
-    run_baseline: Callable[[], Table]  # what is timed on the baseline side
+    run_baseline: Callable[[], object]  # what is timed on the baseline side
+    baseline_table: Callable[[], Table]  # the baseline's result as lists, for the check
 
 
 class Timing(NamedTuple):
@@ -145,8 +152,15 @@ def baseline_attention(x: Table, w_q: Table, w_k: Table, w_v: Table) -> Table:
     return baseline_matmul(weights, values)  # (n, d)
 
 
+def baseline_broadcast_add(batch: list[Table], table: Table) -> list[Table]:
+    """Plain (b, n, d) + (n, d): row t of `table` added to row t of every matrix."""
+    add = operator.add
+    return [[list(map(add, row, table_row)) for row, table_row in zip(matrix, table)]
+            for matrix in batch]
+
+
 # ---------------------------------------------------------------------------
-# The three jobs: inputs are built here, before anything is timed.
+# The four jobs: inputs are built here, before anything is timed.
 # ---------------------------------------------------------------------------
 
 def random_table(rng: random.Random, rows: int, cols: int) -> Table:
@@ -164,6 +178,7 @@ def sinusoidal_job(sizes: Sizes) -> Job:
         run_library=lambda: sinusoidal_encoding(n, d),
         library_table=lambda: sinusoidal_encoding(n, d).tolist(),
         run_baseline=lambda: baseline_sinusoidal(n, d),
+        baseline_table=lambda: baseline_sinusoidal(n, d),
     )
 
 
@@ -182,6 +197,7 @@ def matmul_job(sizes: Sizes) -> Job:
         run_library=lambda: left_matrix @ right_matrix,
         library_table=lambda: (left_matrix @ right_matrix).tolist(),
         run_baseline=lambda: baseline_matmul(left, right),
+        baseline_table=lambda: baseline_matmul(left, right),
     )
 
 
@@ -200,6 +216,29 @@ def attention_job(sizes: Sizes) -> Job:
         run_library=lambda: head(x_matrix),
         library_table=lambda: head(x_matrix).output.tolist(),
         run_baseline=lambda: baseline_attention(x, w_q, w_k, w_v),
+        baseline_table=lambda: baseline_attention(x, w_q, w_k, w_v),
+    )
+
+
+def broadcast_add_job(sizes: Sizes) -> Job:
+    """Times Batch + Matrix (operands built beforehand) against baseline_broadcast_add."""
+    from minipe import Batch, Matrix
+
+    rng = random.Random(2)
+    b, n, d = sizes.batch, sizes.context, sizes.dim
+    token_embeddings = [random_table(rng, n, d) for _ in range(b)]  # (b, n, d)
+    positions = random_table(rng, n, d)  # (n, d)
+    batch, table = Batch(token_embeddings), Matrix(positions)  # built outside the timing
+
+    def flat(matrices: list[Table]) -> Table:
+        return [row for matrix in matrices for row in matrix]  # (b * n, d), for the check
+
+    return Job(
+        name=f"Batch ({b}, {n}, {d}) + Matrix ({n}, {d})",
+        run_library=lambda: batch + table,
+        library_table=lambda: flat((batch + table).tolist()),
+        run_baseline=lambda: baseline_broadcast_add(token_embeddings, positions),
+        baseline_table=lambda: flat(baseline_broadcast_add(token_embeddings, positions)),
     )
 
 
@@ -297,15 +336,16 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Check, time and report the three jobs; the exit status (0, 1 with --strict, 2)."""
+    """Check, time and report the four jobs; the exit status (0, 1 with --strict, 2)."""
     arguments = parse_arguments(argv)
     sizes = QUICK_SIZES if arguments.quick else FULL_SIZES
     repeats: int = arguments.repeats or (1 if arguments.quick else DEFAULT_REPEATS)
     load_minipe()
-    jobs = [sinusoidal_job(sizes), matmul_job(sizes), attention_job(sizes)]
+    jobs = [sinusoidal_job(sizes), matmul_job(sizes), attention_job(sizes),
+            broadcast_add_job(sizes)]
 
     for job in jobs:  # also the warm-up run of both sides
-        problem = disagreement(job.library_table(), job.run_baseline())
+        problem = disagreement(job.library_table(), job.baseline_table())
         if problem is not None:
             print(f"bench_core: {job.name}: library and baseline disagree: {problem}; "
                   f"the timings would compare different jobs", file=sys.stderr)

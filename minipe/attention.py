@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from minipe.broadcast import ShapeError
-from minipe.checks import checked_size
+from minipe.checks import Frozen, checked_flag, checked_size
 from minipe.linalg import Matrix, Vector
 
 
@@ -58,7 +58,9 @@ def softmax_naive(values: Iterable[float] | Vector) -> Vector:
     Vector([0.25, 0.75], shape=(2,))
 
     It overflows once some x_j passes about 709 (math.exp(1000) raises
-    OverflowError); `softmax` gives the same numbers without that problem.
+    OverflowError), and when every x_j is below about -745 each exp(x_j)
+    underflows to 0.0 and the division is 0 / 0 (ZeroDivisionError).
+    `softmax` gives the same numbers without either problem.
     """
     scores = _checked_scores(values)
     exps = [math.exp(x) for x in scores]
@@ -109,6 +111,7 @@ def scaled_dot_product_attention(
     q: (n_q, d_k), k: (n_k, d_k), v: (n_k, d_v) -> output (n_q, d_v).
     With causal=True (n_q == n_k), query i sees keys 0..i only.
     """
+    checked_flag(causal, "causal")
     for name, value in (("q", q), ("k", k), ("v", v)):
         if not isinstance(value, Matrix):
             raise TypeError(f"{name} must be a Matrix (one row per token), "
@@ -134,6 +137,7 @@ def scaled_dot_product_attention(
         if causal:
             hidden = len(keys) - (i + 1)
             scores_i[i + 1:] = [-math.inf] * hidden  # token i may not look at tokens j > i
+        _check_score_row(scores_i, i)
         score_rows.append(tuple(scores_i))
         weight_rows.append(_softmax_row(score_rows[-1]))
     scores = Matrix._trusted(tuple(score_rows))  # (n_q, n_k)
@@ -142,7 +146,14 @@ def scaled_dot_product_attention(
     return AttentionResult(output=output, weights=weights, scores=scores)
 
 
-class SingleHeadAttention:
+def _check_score_row(scores_i: list[float], i: int) -> None:
+    """Scores from finite q and k can still overflow: refuse NaN and +inf before softmax."""
+    if any(s != s or s == math.inf for s in scores_i):
+        raise ValueError(f"row {i} of the scores holds NaN or +inf: q and k hold inf, or numbers "
+                         f"so large that q_i . k_j overflows; scale the inputs down")
+
+
+class SingleHeadAttention(Frozen):
     """One attention head with its three weight matrices, each of shape (d_in, d_out).
 
         Q = x @ W_q,   K = x @ W_k,   V = x @ W_v
@@ -158,6 +169,9 @@ class SingleHeadAttention:
     """
 
     __slots__ = ("_W_q", "_W_k", "_W_v")
+    _W_q: Matrix
+    _W_k: Matrix
+    _W_v: Matrix
 
     def __init__(self, d_in: int, d_out: int, *, seed: int = 0) -> None:
         checked_size(d_in, "d_in")
@@ -165,9 +179,9 @@ class SingleHeadAttention:
         checked_size(seed, "seed", minimum=0)
         rng = random.Random(seed)  # this head's own generator: no global state
         limit = 1.0 / math.sqrt(d_in)
-        self._W_q = _uniform_matrix(rng, d_in, d_out, limit)
-        self._W_k = _uniform_matrix(rng, d_in, d_out, limit)
-        self._W_v = _uniform_matrix(rng, d_in, d_out, limit)
+        self._set("_W_q", _uniform_matrix(rng, d_in, d_out, limit))  # (d_in, d_out)
+        self._set("_W_k", _uniform_matrix(rng, d_in, d_out, limit))
+        self._set("_W_v", _uniform_matrix(rng, d_in, d_out, limit))
 
     @property
     def W_q(self) -> Matrix:

@@ -56,12 +56,16 @@ def broadcast_shapes(*shapes: Sequence[int], verb: str = "broadcast") -> Shape:
     """
     checked = [_check_shape(shape, position) for position, shape in enumerate(shapes)]
     result: Shape = ()
-    for shape in checked:
-        result = _broadcast_pair(result, shape, verb)
+    for position, shape in enumerate(checked):
+        if position < 2:
+            left_text = str(result)
+        else:  # name the shapes the caller gave, not only what they broadcast to
+            left_text = f"{', '.join(map(str, checked[:position]))} (together {result})"
+        result = _broadcast_pair(result, shape, verb, left_text)
     return result
 
 
-def _broadcast_pair(left: Shape, right: Shape, verb: str) -> Shape:
+def _broadcast_pair(left: Shape, right: Shape, verb: str, left_text: str) -> Shape:
     """The rule for two shapes, one axis at a time, from the right."""
     ndim = max(len(left), len(right))
     left_padded = (1,) * (ndim - len(left)) + left  # pad on the left with 1s
@@ -77,7 +81,7 @@ def _broadcast_pair(left: Shape, right: Shape, verb: str) -> Shape:
         else:
             axis_from_right = axis - ndim  # -1 is the last axis
             raise ShapeError(
-                f"cannot {verb} shapes {left} and {right}: axis {axis_from_right} "
+                f"cannot {verb} shapes {left_text} and {right}: axis {axis_from_right} "
                 f"has {left_size} vs {right_size}; broadcasting needs equal sizes "
                 f"or a 1 (see minipe/broadcast.py)"
             )
@@ -110,11 +114,11 @@ def broadcast_elementwise(
     """Apply `op` to every pair of elements of two broadcast operands.
 
     `a` and `b` are nested lists (or tuples) of floats with shapes `a_shape`
-    and `b_shape`; a bare float has shape (). Returns the nested list of
-    results and its shape.
+    and `b_shape`; a bare float has shape (). Returns the results, as nested
+    tuples, and their shape.
 
     >>> broadcast_elementwise(lambda x, y: x + y, [[1.0], [2.0]], (2, 1), [10.0, 20.0], (2,))
-    ([[11.0, 21.0], [12.0, 22.0]], (2, 2))
+    (((11.0, 21.0), (12.0, 22.0)), (2, 2))
 
     The walk is the rule, step by step:
     - the operand with fewer axes gets leading axes of size 1 (it is wrapped
@@ -143,15 +147,15 @@ def _walk(op: Callable[[float, float], float], a: Nested, b: Nested, ndim: int) 
         # The innermost axis, where the floats are: the same rule, written as
         # comprehensions because this is where nearly all the time goes.
         if len(a) == len(b):
-            return list(map(op, a, b))
+            return tuple(map(op, a, b))
         if len(a) == 1:
             a_only = a[0]
-            return [op(a_only, y) for y in b]
+            return tuple([op(a_only, y) for y in b])
         b_only = b[0]
-        return [op(x, b_only) for x in a]
+        return tuple([op(x, b_only) for x in a])
     result = []
     for index in range(size):
         a_item = a[0] if len(a) == 1 else a[index]  # size 1: the same item for every index
         b_item = b[0] if len(b) == 1 else b[index]
         result.append(_walk(op, a_item, b_item, ndim - 1))
-    return result
+    return tuple(result)

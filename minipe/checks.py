@@ -7,6 +7,9 @@ got, and what is allowed - at the public function, not three frames down:
 Traceback (most recent call last):
 ValueError: d_model must be >= 1, got 0
 
+`Frozen` is the other promise every chapter keeps: nothing a caller holds can
+change an object after it is built.
+
 Not a chapter of the pipeline: the plumbing each chapter would otherwise repeat.
 """
 
@@ -17,11 +20,36 @@ from typing import Iterable
 from minipe.broadcast import ShapeError
 
 
+class Frozen:
+    """A base class whose attributes cannot be set or deleted once the object is built.
+
+    Subclasses list their attributes in __slots__ and set them in __init__
+    with `self._set(name, value)`; after that, `obj.x = ...` and `del obj.x`
+    raise AttributeError. Every value they hold is immutable too (tuples,
+    Matrix, Vector), so nothing a caller holds can change the object.
+    """
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable: build a new one instead")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable: its attributes stay")
+
+    def _set(self, name: str, value: object) -> None:
+        object.__setattr__(self, name, value)  # used only while building
+
+
 def checked_number(value: object, where: str) -> float:
     """A float from `value`, or an error naming `where` it came from."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{where} must be a number, got {value!r} ({type(value).__name__})")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        raise ValueError(f"{where} = {value} is too large for a float (about 1.8e308 at most)") \
+            from None
     if number != number:
         raise ValueError(f"{where} is NaN; minipe refuses NaN so it cannot spread silently")
     return number
@@ -60,6 +88,13 @@ def checked_size(value: object, name: str, minimum: int = 1) -> int:
         raise TypeError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def checked_flag(value: object, name: str) -> bool:
+    """`value` if it is True or False; a string like "no" would otherwise count as True."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
     return value
 
 

@@ -32,7 +32,7 @@ def edges(items: list[str], ellipsis: str, edge: int = EDGE) -> list[str]:
 def short_list(items: Iterable[Any], show: Callable[[Any], str], edge: int = EDGE) -> str:
     """'[a, b, c, ..., x, y, z]' - the edges of a long sequence, for repr."""
     items = list(items)
-    if len(items) > 2 * edge + 1:
+    if len(items) > 2 * edge + 2:  # hiding one or two items would save nothing
         first = [show(x) for x in items[:edge]]
         last = [show(x) for x in items[-edge:]]
         return "[" + ", ".join(first + ["..."] + last) + "]"

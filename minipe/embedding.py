@@ -28,14 +28,15 @@ from __future__ import annotations
 import random
 
 from minipe.broadcast import ShapeError
-from minipe.checks import checked_size
+from minipe.checks import Frozen, checked_size
 from minipe.linalg import Batch, Matrix
 
 
-class Embedding:
+class Embedding(Frozen):
     """A seeded lookup table of shape (num_embeddings, dim)."""
 
     __slots__ = ("_weight",)
+    _weight: Matrix
 
     def __init__(self, num_embeddings: int, dim: int, *, seed: int = 0) -> None:
         checked_size(num_embeddings, "num_embeddings")
@@ -46,7 +47,7 @@ class Embedding:
         for _ in range(num_embeddings):
             row = tuple([rng.gauss(0.0, 1.0) for _ in range(dim)])  # N(0, 1), like torch
             rows.append(row)
-        self._weight = Matrix._trusted(tuple(rows))  # (num_embeddings, dim)
+        self._set("_weight", Matrix._trusted(tuple(rows)))  # (num_embeddings, dim)
 
     @property
     def weight(self) -> Matrix:
@@ -63,32 +64,25 @@ class Embedding:
 
     def __call__(self, ids: list[int] | list[list[int]]) -> Matrix | Batch:
         """Look up rows: a list of n IDs -> Matrix (n, dim); b lists of n -> Batch (b, n, dim)."""
-        if isinstance(ids, (str, bytes)) or not isinstance(ids, (list, tuple)):
-            raise TypeError(f"Embedding takes a list of int IDs (or a list of such lists), "
-                            f"got {type(ids).__name__}")
-        if not ids:
-            raise ValueError("Embedding got no IDs; a lookup needs at least one")
+        _check_id_list(ids, "ids")
         if isinstance(ids[0], (list, tuple)):
             return self._lookup_batch(ids)
         return self.lookup(ids)
 
     def lookup(self, ids: list[int], where: str = "ids") -> Matrix:
         """Row ids[t] of the table for every t: shape (len(ids), dim)."""
+        _check_id_list(ids, where)
         table = self._weight._rows
         rows = []
         for t, token_id in enumerate(ids):
             self._check_id(token_id, f"{where}[{t}]")
             rows.append(table[token_id])  # row token_id of the table (a tuple: shared safely)
-        if not rows:
-            raise ValueError(f"{where} is empty; a lookup needs at least one ID")
         return Matrix._trusted(tuple(rows))  # (n, dim)
 
     def _lookup_batch(self, batch_ids: list[list[int]]) -> Batch:
         matrices = []
         for b, ids in enumerate(batch_ids):
-            if not isinstance(ids, (list, tuple)):
-                raise TypeError(f"ids[{b}] must be a list of IDs like ids[0], "
-                                f"got {type(ids).__name__}")
+            _check_id_list(ids, f"ids[{b}]")
             if len(ids) != len(batch_ids[0]):
                 raise ShapeError(f"every sequence in a batch needs the same length: ids[0] has "
                                  f"{len(batch_ids[0])} IDs but ids[{b}] has {len(ids)}")
@@ -107,3 +101,11 @@ class Embedding:
 
     def __repr__(self) -> str:
         return f"Embedding(num_embeddings={self.num_embeddings}, dim={self.dim})"
+
+
+def _check_id_list(ids: object, where: str) -> None:
+    if isinstance(ids, (str, bytes)) or not isinstance(ids, (list, tuple)):
+        raise TypeError(f"{where} must be a list of int IDs (or, for a batch, a list of such "
+                        f"lists), got {type(ids).__name__}")
+    if not ids:
+        raise ValueError(f"{where} is empty; a lookup needs at least one ID")

@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any, Callable, Iterable, Iterator, Union, overload
+from typing import Any, Callable, Iterable, Iterator, TypeVar, Union, overload
 
 from minipe.broadcast import Nested, Shape, ShapeError, broadcast_elementwise
 from minipe.checks import (
+    Frozen,
     checked_index,
     checked_number,
     checked_rows,
@@ -37,7 +38,7 @@ from minipe.display import edges, format_number, grid, grid_line, short_list
 
 Operand = Union[float, "_Array"]  # a number, Vector, Matrix or Batch
 
-class _Array:
+class _Array(Frozen):
     """What Vector, Matrix and Batch share: immutability and the operators.
 
     +, - broadcast (see `add`); * and / take a number; == compares every value.
@@ -45,14 +46,8 @@ class _Array:
 
     __slots__ = ()
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"{type(self).__name__} is immutable: build a new one instead "
-                             f"(for example with +, * or .tolist())")
-
-    def _set(self, name: str, value: object) -> None:
-        object.__setattr__(self, name, value)  # used only while building
-
-    def _scaled(self, factor: float) -> Any:
+    def _scaled(self, number: float, op: Callable[[float, float], float]) -> Any:
+        """op(x, number) for every x: op is operator.mul or operator.truediv."""
         raise NotImplementedError
 
     def tolist(self) -> Any:
@@ -80,7 +75,7 @@ class _Array:
         return _scale(self, factor, "/")
 
     def __neg__(self) -> Any:
-        return self._scaled(-1.0)
+        return self._scaled(-1.0, operator.mul)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _Array) and type(self) is type(other) \
@@ -137,6 +132,9 @@ class Vector(_Array):
             raise ShapeError(f"cannot dot shapes {self.shape} and {other.shape}: "
                              f"axis -1 has {len(self)} vs {len(other)}")
         total: float = sum(map(operator.mul, self._values, other._values))
+        if total != total:
+            raise ValueError(f"the dot product is NaN: {self!r} . {other!r} met inf - inf "
+                             f"or inf * 0; minipe refuses NaN so it cannot spread silently")
         return total
 
     def norm(self) -> float:
@@ -146,8 +144,8 @@ class Vector(_Array):
     def tolist(self) -> list[float]:
         return list(self._values)
 
-    def _scaled(self, factor: float) -> Vector:
-        return Vector._trusted(tuple(x * factor for x in self._values))
+    def _scaled(self, number: float, op: Callable[[float, float], float]) -> Vector:
+        return Vector._trusted(tuple([op(x, number) for x in self._values]))
 
     def __repr__(self) -> str:
         return f"Vector({short_list(self._values, format_number)}, shape={self.shape})"
@@ -223,18 +221,20 @@ class Matrix(_Array):
             if len(other) != self.shape[1]:
                 raise ShapeError(_matmul_message(self.shape, other.shape))
             column = other._values
-            return Vector._trusted(tuple(sum(map(operator.mul, row, column))
-                                         for row in self._rows))
+            entries = Vector._trusted(tuple(sum(map(operator.mul, row, column))
+                                            for row in self._rows))  # (n,)
+            return _refuse_nan(entries, self, other)
         if not isinstance(other, Matrix):
             raise TypeError(f"@ needs a Matrix or a Vector on the right, "
                             f"got {type(other).__name__}")
         if other.shape[0] != self.shape[1]:
             raise ShapeError(_matmul_message(self.shape, other.shape))
         columns = tuple(zip(*other._rows))  # (m, k): column j of other, as a tuple
-        return Matrix._trusted(tuple(
+        product = Matrix._trusted(tuple(
             tuple([sum(map(operator.mul, row, column)) for column in columns])
             for row in self._rows
-        ))
+        ))  # (n, m)
+        return _refuse_nan(product, self, other)
 
     def __rmatmul__(self, other: Vector) -> Vector:
         """v @ m, v of shape (n,), m of shape (n, d) -> (d,): one token through a weight."""
@@ -247,8 +247,8 @@ class Matrix(_Array):
     def tolist(self) -> list[list[float]]:
         return [list(row) for row in self._rows]
 
-    def _scaled(self, factor: float) -> Matrix:
-        return Matrix._trusted(tuple(tuple([x * factor for x in row]) for row in self._rows))
+    def _scaled(self, number: float, op: Callable[[float, float], float]) -> Matrix:
+        return Matrix._trusted(tuple(tuple([op(x, number) for x in row]) for row in self._rows))
 
     def __repr__(self) -> str:
         rows = short_list(self._rows, lambda row: short_list(row, format_number, edge=2), edge=1)
@@ -307,13 +307,16 @@ class Batch(_Array):
     def tolist(self) -> list[list[list[float]]]:
         return [matrix.tolist() for matrix in self._matrices]
 
-    def _scaled(self, factor: float) -> Batch:
-        return Batch._trusted(tuple(matrix._scaled(factor) for matrix in self._matrices))
+    def _scaled(self, number: float, op: Callable[[float, float], float]) -> Batch:
+        return Batch._trusted(tuple(matrix._scaled(number, op) for matrix in self._matrices))
 
     def __repr__(self) -> str:
-        first = self._matrices[0]._rows[0]
-        first_row = short_list(first, format_number, edge=2)
-        return f"Batch([[{first_row}, ...], ...], shape={self.shape})"
+        """The first row of the first matrix and the last row of the last, then the shape."""
+        first_row = short_list(self._matrices[0]._rows[0], format_number, edge=2)
+        if self.shape[:2] == (1, 1):
+            return f"Batch([[{first_row}]], shape={self.shape})"
+        last_row = short_list(self._matrices[-1]._rows[-1], format_number, edge=2)
+        return f"Batch([[{first_row}, ...], ..., [..., {last_row}]], shape={self.shape})"
 
     def __str__(self) -> str:
         blocks = edges([str(matrix) for matrix in self._matrices], "...")
@@ -362,21 +365,33 @@ def _unpack(value: object, verb: str) -> tuple[Nested, Shape]:
 
 
 def _pack(data: Nested, shape: Shape, verb: str) -> Operand:
-    """The nested lists of a result as a float, Vector, Matrix or Batch; NaN is refused."""
+    """The nested tuples of a result as a float, Vector, Matrix or Batch; NaN is refused."""
     packed: Operand
     if len(shape) == 0:
         packed = float(data)
     elif len(shape) == 1:
-        packed = Vector._trusted(tuple(data))
+        packed = Vector._trusted(data)
     elif len(shape) == 2:
-        packed = Matrix._trusted(tuple(map(tuple, data)))
+        packed = Matrix._trusted(data)
     else:
-        packed = Batch._trusted(tuple(Matrix._trusted(tuple(map(tuple, rows))) for rows in data))
-    numbers = [packed] if isinstance(packed, float) else _flat(packed)[0]
-    if any(x != x for x in numbers):  # only inf - inf (or inf + -inf) makes NaN here
-        raise ValueError(f"cannot {verb}: the result holds NaN, from inf - inf; "
-                         f"minipe refuses NaN so it cannot spread silently")
+        packed = Batch._trusted(tuple(Matrix._trusted(rows) for rows in data))
+    total = _sum_of_all(data, len(shape))
+    if total != total:
+        # NaN somewhere (or infinities that cancel in the sum): look closer
+        numbers = [packed] if isinstance(packed, float) else _flat(packed)[0]
+        if any(x != x for x in numbers):
+            raise ValueError(f"cannot {verb}: the result holds NaN (inf and -inf cancelled); "
+                             f"minipe refuses NaN so it cannot spread silently")
     return packed
+
+
+def _sum_of_all(data: Nested, ndim: int) -> float:
+    """The sum of every number in nested tuples: NaN if any of them is NaN. A quick test."""
+    if ndim == 0:
+        return float(data)
+    if ndim == 1:
+        return sum(data)
+    return sum(_sum_of_all(part, ndim - 1) for part in data)
 
 
 def allclose(a: object, b: object, *, rel_tol: float = 1e-9, abs_tol: float = 1e-12) -> bool:
@@ -428,9 +443,24 @@ def _as_operand(value: object, name: str) -> object:
 def _checked_slice(items: tuple[Any, ...], index: slice, what: str) -> tuple[Any, ...]:
     kept = items[index]
     if not kept:
-        raise IndexError(f"{what}[{index.start}:{index.stop}] would be empty: the {what} has "
+        start = "" if index.start is None else index.start
+        stop = "" if index.stop is None else index.stop
+        raise IndexError(f"{what}[{start}:{stop}] would be empty: the {what} has "
                          f"{len(items)} {'rows' if what == 'Matrix' else 'values'}")
     return kept
+
+
+_Product = TypeVar("_Product", "Vector", "Matrix")
+
+
+def _refuse_nan(product: _Product, left: _Array, right: _Array) -> _Product:
+    """`product` itself, unless a NaN came out of the sums (inf - inf, inf * 0)."""
+    numbers = _flat(product)[0]
+    total = sum(numbers)
+    if total != total and any(x != x for x in numbers):
+        raise ValueError(f"{left!r} @ {right!r} holds NaN: an inf met a 0 or a -inf; "
+                         f"minipe refuses NaN so it cannot spread silently")
+    return product
 
 
 def _matmul_message(left: Shape, right: Shape) -> str:
@@ -441,14 +471,14 @@ def _matmul_message(left: Shape, right: Shape) -> str:
 
 
 def _scale(value: _Array, factor: object, symbol: str) -> Any:
-    """value * factor or value / factor, for a number factor."""
+    """value * factor or value / factor, for a number factor, element by element."""
     number = _checked_factor(value, factor, symbol)
-    multiplier = 1.0 / number if symbol == "/" else number
-    scaled = value._scaled(multiplier)
-    if multiplier == 0.0 or math.isinf(multiplier):  # 0 * inf is NaN
+    op = operator.truediv if symbol == "/" else operator.mul
+    scaled = value._scaled(number, op)
+    if number == 0.0 or math.isinf(number):  # inf * 0 and inf / inf are NaN
         if any(x != x for x in _flat(scaled)[0]):
-            raise ValueError(f"{type(value).__name__} {symbol} {number} gives NaN (0 * inf); "
-                             f"minipe refuses NaN so it cannot spread silently")
+            raise ValueError(f"{type(value).__name__} {symbol} {number} gives NaN (inf times 0, "
+                             f"or inf / inf); minipe refuses NaN so it cannot spread silently")
     return scaled
 
 
@@ -477,6 +507,8 @@ def format_matrix(matrix: Matrix, row_labels: Iterable[str] | None = None) -> st
     if not isinstance(matrix, Matrix):
         raise TypeError(f"format_matrix needs a Matrix, got {type(matrix).__name__}")
     labels = None
+    if isinstance(row_labels, str):
+        raise TypeError("row_labels must be a list of labels, one per row, not one str")
     if row_labels is not None:
         labels = [str(label) for label in row_labels]
         if len(labels) != len(matrix):

@@ -23,17 +23,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from minipe.attention import AttentionResult, SingleHeadAttention
-from minipe.checks import checked_size
+from minipe.checks import checked_flag, checked_size
+from minipe.display import short_list
 from minipe.embedding import Embedding
 from minipe.linalg import Matrix, format_matrix
 from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
 from minipe.tokenizer import Tokenizer, tokenize
 
 POSITION_KINDS = ("sinusoidal", "learned", "none")
+WIDTH = 80  # print(trace) fits an 80-column terminal
 DEFAULT_TEXT = "The cat sat on the mat"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Trace:
     """Every stage of `run`, in pipeline order."""
 
@@ -50,25 +52,27 @@ class Trace:
 
     def __str__(self) -> str:
         n, d_model = self.input_embeddings.shape
-        labels = [f"{pos} {token[:10]}" for pos, token in enumerate(self.tokens)]
+        token_width = 9 - len(str(n - 1))  # "12 " + token: 10 characters at most
+        labels = [f"{pos} {token[:token_width]}" for pos, token in enumerate(self.tokens)]
         repeated = _first_repeat(self.tokens)
+        settings = f"d_model={d_model}, positions={self.positions}" + \
+            (", causal" if self.causal else "")
         lines = [
-            f"text: {self.text!r}   (d_model={d_model}, positions={self.positions}"
-            + (", causal" if self.causal else "") + ")",
+            _clip(f"text: {self.text!r}", WIDTH - len(settings) - 5) + f"   ({settings})",
             "",
             f"1. tokens: {n}, numbered by position from 0",
-            f"   {list(self.tokens)}",
+            _clip("   " + short_list(self.tokens, repr)),
             f"2. token IDs (vocabulary of {self.vocab_size}: the words sorted, "
             f"<|unk|>, <|endoftext|>)",
-            f"   {list(self.token_ids)}",
+            _clip("   " + short_list(self.token_ids, str)),
             f"3. token embeddings, shape {self.token_embeddings.shape}: "
             f"the token table's row for each ID",
             _indent(format_matrix(self.token_embeddings, labels)),
         ]
         if repeated:
             token, first, second = repeated
-            lines.append(f"   {token!r} at positions {first} and {second}: same ID, same "
-                         f"row - nothing tells them apart")
+            lines.append(_clip(f"   {token!r} at positions {first} and {second}: same ID, "
+                               f"same row - nothing tells them apart"))
         if self.position_encodings is None:
             lines.append("4. position encodings: none, so attention is blind to word order")
         else:
@@ -77,15 +81,18 @@ class Trace:
                 f"{self.position_encodings.shape}: row pos for position pos",
                 _indent(format_matrix(self.position_encodings, labels)),
             ]
+        if self.position_encodings is None:
+            step_5 = "5. input embeddings = the token embeddings, unchanged"
+        else:
+            step_5 = "5. input embeddings = token embeddings + position encodings"
         lines += [
-            f"5. input embeddings = token embeddings + position encodings, shape "
-            f"{self.input_embeddings.shape}",
+            f"{step_5}, shape {self.input_embeddings.shape}",
             _indent(format_matrix(self.input_embeddings, labels)),
         ]
         if repeated and self.position_encodings is not None:
             token, first, second = repeated
-            lines.append(f"   {token!r} at positions {first} and {second}: now two "
-                         f"different rows")
+            lines.append(_clip(f"   {token!r} at positions {first} and {second}: now two "
+                               f"different rows"))
         mask = "; causal: 0 above diagonal" if self.causal else ""
         lines += [
             f"6. attention weights, shape {self.attention.weights.shape}: "
@@ -96,6 +103,10 @@ class Trace:
         ]
         return "\n".join(lines)
 
+    def __repr__(self) -> str:
+        return (f"Trace({_clip(repr(self.text), 40)}, tokens={len(self.tokens)}, "
+                f"shape={self.input_embeddings.shape}, positions={self.positions!r})")
+
 
 def _first_repeat(tokens: tuple[str, ...]) -> tuple[str, int, int] | None:
     """The first token that occurs twice, with both positions; None if all differ."""
@@ -105,6 +116,11 @@ def _first_repeat(tokens: tuple[str, ...]) -> tuple[str, int, int] | None:
             return token, first_seen[token], pos
         first_seen[token] = pos
     return None
+
+
+def _clip(line: str, width: int = WIDTH) -> str:
+    """`line`, cut to `width` characters with '...' if it is longer."""
+    return line if len(line) <= width else line[:width - 3] + "..."
 
 
 def _indent(block: str) -> str:
@@ -133,6 +149,7 @@ def run(
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     checked_size(d_model, "d_model")
     checked_size(seed, "seed", minimum=0)
+    checked_flag(causal, "causal")
     if positions not in POSITION_KINDS:
         raise ValueError(f"positions must be one of {', '.join(POSITION_KINDS)}; "
                          f"got {positions!r}")

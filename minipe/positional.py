@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 
-from minipe.checks import checked_size
+from minipe.checks import Frozen, checked_size
 from minipe.embedding import Embedding
 from minipe.linalg import Matrix, Vector
 
@@ -99,7 +99,7 @@ def sinusoidal_encoding(num_positions: int, d_model: int, *, base: float = 10000
     return Matrix._trusted(rows)  # (num_positions, d_model)
 
 
-class LearnedPositionalEmbedding:
+class LearnedPositionalEmbedding(Frozen):
     """GPT-style absolute positions: a table of context_length rows, one per position.
 
     Called with a sequence length n it returns rows 0 .. n-1 - lecture 001's
@@ -115,15 +115,19 @@ class LearnedPositionalEmbedding:
     """
 
     __slots__ = ("_table",)
+    _table: Embedding
 
     def __init__(self, context_length: int, dim: int, *, seed: int = 0) -> None:
-        self._table = Embedding(
-            checked_size(context_length, "context_length"), dim, seed=seed
-        )
+        checked_size(context_length, "context_length")
+        self._set("_table", Embedding(context_length, dim, seed=seed))  # (context_length, dim)
 
     @property
     def context_length(self) -> int:
         return self._table.num_embeddings
+
+    @property
+    def dim(self) -> int:
+        return self._table.dim
 
     @property
     def weight(self) -> Matrix:

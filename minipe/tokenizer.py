@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import re
 
+from minipe.checks import Frozen
+
 UNKNOWN = "<|unk|>"
 END_OF_TEXT = "<|endoftext|>"
 
@@ -31,8 +33,11 @@ END_OF_TEXT = "<|endoftext|>"
 # one punctuation mark. Spaces separate tokens and are dropped.
 TOKEN_PATTERN = re.compile(r"<\|\w+\|>|\w+|[^\w\s]")
 
-# When decoding, no space goes before these.
-_NO_SPACE_BEFORE = re.compile(r" ([.,;:!?)\]}'\"])")
+# When decoding: no space before closing punctuation, none after an opening
+# bracket, and none around an apostrophe between two letters ("don't").
+_NO_SPACE_BEFORE = re.compile(r" ([.,;:!?)\]}])")
+_NO_SPACE_AFTER = re.compile(r"([(\[{]) ")
+_APOSTROPHE = re.compile(r"(\w) ' (\w)")
 
 
 def _check_text(text: object, name: str) -> str:
@@ -41,7 +46,7 @@ def _check_text(text: object, name: str) -> str:
     return text
 
 
-class Tokenizer:
+class Tokenizer(Frozen):
     """Maps tokens to IDs and back, for the vocabulary of one corpus.
 
     >>> tokenizer = Tokenizer.from_corpus("The cat sat on the mat")
@@ -54,6 +59,8 @@ class Tokenizer:
     """
 
     __slots__ = ("_token_to_id", "_id_to_token")
+    _token_to_id: dict[str, int]  # private; `vocab` hands out copies
+    _id_to_token: tuple[str, ...]
 
     def __init__(self, tokens: list[str]) -> None:
         """Build from a vocabulary: `tokens[i]` gets ID i. Usually you want `from_corpus`."""
@@ -64,8 +71,13 @@ class Tokenizer:
             raise ValueError("Tokenizer's tokens must be distinct: each token gets one ID")
         if UNKNOWN not in tokens:
             raise ValueError(f"Tokenizer's tokens must include {UNKNOWN!r} for unknown words")
-        self._id_to_token: tuple[str, ...] = tuple(tokens)
-        self._token_to_id: dict[str, int] = {token: i for i, token in enumerate(tokens)}
+        for token in tokens:
+            if tokenize(token) != [token]:  # e.g. "Cat" (text is lower-cased) or "a b"
+                raise ValueError(f"Tokenizer's token {token!r} can never come out of tokenize(), "
+                                 f"which gives {tokenize(token)}; use lower-case words and "
+                                 f"single punctuation marks")
+        self._set("_id_to_token", tuple(tokens))
+        self._set("_token_to_id", {token: i for i, token in enumerate(tokens)})
 
     @classmethod
     def from_corpus(cls, text: str) -> Tokenizer:
@@ -73,8 +85,8 @@ class Tokenizer:
         _check_text(text, "text")
         words = sorted(set(tokenize(text)) - {UNKNOWN, END_OF_TEXT})
         if not words:
-            raise ValueError("the corpus has no tokens: give some text, like "
-                             "Tokenizer.from_corpus('The cat sat on the mat')")
+            raise ValueError(f"the text {text!r} has no words to build a vocabulary from "
+                             f"(special tokens like {END_OF_TEXT} do not count)")
         return cls(words + [UNKNOWN, END_OF_TEXT])
 
     @property
@@ -97,7 +109,11 @@ class Tokenizer:
         return [self._token_to_id.get(token, unknown_id) for token in self.tokenize(text)]
 
     def decode(self, ids: list[int]) -> str:
-        """Token IDs -> text: tokens joined by spaces, no space before punctuation."""
+        """Token IDs -> text: tokens joined by spaces, except around punctuation.
+
+        The words come back exactly; the spacing is a best guess, since
+        tokenize() threw the spaces away ("a , b" and "a, b" encode alike).
+        """
         if isinstance(ids, (str, bytes)) or not isinstance(ids, (list, tuple)):
             raise TypeError(f"decode needs a list of int IDs, got {type(ids).__name__}")
         tokens = []
@@ -105,11 +121,13 @@ class Tokenizer:
             if isinstance(token_id, bool) or not isinstance(token_id, int):
                 raise TypeError(f"ids[{position}] must be an int, got {token_id!r}")
             if not 0 <= token_id < self.vocab_size:
-                raise ValueError(f"ids[{position}] = {token_id} is not in the vocabulary: "
+                raise IndexError(f"ids[{position}] = {token_id} is not in the vocabulary: "
                                  f"valid IDs are 0..{self.vocab_size - 1}")
             tokens.append(self._id_to_token[token_id])
         text = " ".join(tokens)
-        return _NO_SPACE_BEFORE.sub(r"\1", text)
+        text = _NO_SPACE_BEFORE.sub(r"\1", text)
+        text = _NO_SPACE_AFTER.sub(r"\1", text)
+        return _APOSTROPHE.sub(r"\1'\2", text)
 
     def __repr__(self) -> str:
         return f"Tokenizer(vocab_size={self.vocab_size})"

@@ -52,6 +52,10 @@ def test_softmax_survives_large_scores_where_the_naive_one_overflows() -> None:
     assert allclose(softmax([1000.0, 1001.0, 1002.0]), SOFTMAX_1_2_3, abs_tol=5e-6)
     with pytest.raises(OverflowError):
         softmax_naive([1000.0, 1001.0, 1002.0])
+    # and very negative scores underflow: every exp is 0.0, so 0 / 0
+    assert allclose(softmax([-1000.0, -1000.0]), [0.5, 0.5])
+    with pytest.raises(ZeroDivisionError):
+        softmax_naive([-1000.0, -1000.0])
 
 
 def test_stable_and_naive_softmax_agree_where_both_work() -> None:
@@ -144,6 +148,16 @@ def test_attention_shape_mistakes() -> None:
         scaled_dot_product_attention(Matrix.zeros(3, 8), a, a, causal=True)
     with pytest.raises(TypeError, match="q must be a Matrix"):
         scaled_dot_product_attention([[1.0]], a, a)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="causal must be True or False, got 1"):
+        scaled_dot_product_attention(a, a, a, causal=1)  # type: ignore[arg-type]
+
+
+def test_scores_that_overflow_are_refused_not_turned_into_nan() -> None:
+    huge = Matrix([[1e200, 1e200]])  # q . k = 2e400: more than a float holds
+    with pytest.raises(ValueError, match="row 0 of the scores holds NaN or \\+inf"):
+        scaled_dot_product_attention(huge, huge, huge)
+    with pytest.raises(ValueError, match="row 0 of the scores holds NaN or \\+inf"):
+        scaled_dot_product_attention(Matrix([[math.inf]]), Matrix([[1.0]]), Matrix([[1.0]]))
 
 
 # --- the single head --------------------------------------------------------
@@ -164,8 +178,11 @@ def test_head_projects_then_attends() -> None:
     head = SingleHeadAttention(d_in=6, d_out=3, seed=0)
     x = Embedding(4, 6, seed=1).weight  # (4, 6)
     q, k, v = head.qkv(x)
-    assert allclose(q, [[sum(x[t, c] * head.W_q[c, j] for c in range(6)) for j in range(3)]
-                        for t in range(4)])  # Q = x W_q, entry by entry
+    for projected, weight in ((q, head.W_q), (k, head.W_k), (v, head.W_v)):
+        # Q = x W_q, K = x W_k, V = x W_v, entry by entry
+        assert allclose(projected, [[sum(x[t, c] * weight[c, j] for c in range(6))
+                                     for j in range(3)] for t in range(4)])
+    assert q != k and k != v and q != v  # three different weights, three projections
     expected = naive_attention(q.tolist(), k.tolist(), v.tolist())
     assert allclose(head(x).output, expected)
 

@@ -71,6 +71,9 @@ def test_shape_error_is_a_value_error() -> None:
 
 def test_more_than_two_shapes() -> None:
     assert broadcast_shapes((8, 1, 1), (4, 1), (256,)) == (8, 4, 256)
+    with pytest.raises(ShapeError, match=r"cannot broadcast shapes \(1, 2\), \(3, 1\) "
+                       r"\(together \(3, 2\)\) and \(4,\): axis -1 has 2 vs 4"):
+        broadcast_shapes((1, 2), (3, 1), (4,))
     assert broadcast_shapes((3,)) == (3,)
     assert broadcast_shapes() == ()
 
@@ -120,6 +123,10 @@ def _naive_broadcast_add(a: Any, a_shape: tuple[int, ...], b: Any,
     return build(())
 
 
+def _as_tuples(value: Any) -> Any:
+    return tuple(_as_tuples(item) for item in value) if isinstance(value, list) else value
+
+
 @pytest.mark.parametrize("left, right, expected", [c for c in COMPATIBLE if c[2] != (256, 256, 3)
                                                    and c[2] != (8, 4, 256)])
 def test_elementwise_walk_agrees_with_index_by_index(left: tuple[int, ...],
@@ -129,7 +136,7 @@ def test_elementwise_walk_agrees_with_index_by_index(left: tuple[int, ...],
     b = _numbered(right, 1000.0)
     result, shape = broadcast_elementwise(operator.add, a, left, b, right)
     assert shape == expected
-    assert result == _naive_broadcast_add(a, left, b, right)
+    assert result == _as_tuples(_naive_broadcast_add(a, left, b, right))
 
 
 def test_position_t_is_added_to_every_sequence() -> None:
@@ -139,5 +146,5 @@ def test_position_t_is_added_to_every_sequence() -> None:
     positions = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]  # row t for position t
     result, shape = broadcast_elementwise(operator.add, batch, (2, 3, 2), positions, (3, 2))
     assert shape == (2, 3, 2)
-    assert result == [[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]],
-                      [[11.0, 12.0], [23.0, 24.0], [35.0, 36.0]]]
+    assert result == (((1.0, 2.0), (3.0, 4.0), (5.0, 6.0)),
+                      ((11.0, 12.0), (23.0, 24.0), (35.0, 36.0)))

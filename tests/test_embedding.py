@@ -65,8 +65,9 @@ def test_a_list_of_lists_gives_a_batch() -> None:
     ([0, -1], IndexError, r"ids\[1\] = -1 is out of range.*negative IDs do not wrap around"),
     ([1.0], TypeError, r"ids\[0\] must be an int ID"),
     ([True], TypeError, "must be an int ID"),
-    ([], ValueError, "no IDs"),
-    ("3", TypeError, "list of int IDs"),
+    ([], ValueError, "ids is empty; a lookup needs at least one ID"),
+    ("3", TypeError, "ids must be a list of int IDs"),
+    ([[1, 2], 3], TypeError, r"ids\[1\] must be a list of int IDs"),
     ([[1, 2], [3]], ShapeError, r"ids\[0\] has 2 IDs but ids\[1\] has 1"),
     ([[1, 2], [3, 10]], IndexError, r"ids\[1\]\[1\] = 10 is out of range"),
 ])
@@ -96,3 +97,14 @@ def test_a_lookup_cannot_change_the_table() -> None:
     table.weight.tolist()[0][0] = 99.0
     assert table.weight.tolist() == before
     assert rows[0] == table.weight[0]
+    with pytest.raises(AttributeError, match="Embedding is immutable"):
+        table._weight = Matrix([[0.0]])
+
+
+def test_lookup_checks_its_argument_like_a_call() -> None:
+    table = Embedding(3, 2, seed=0)
+    assert table.lookup([2, 0]) == table([2, 0])
+    with pytest.raises(TypeError, match="ids must be a list of int IDs"):
+        table.lookup(5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="ids must be a list of int IDs"):
+        table.lookup("01")  # type: ignore[arg-type]

@@ -217,6 +217,9 @@ def test_nothing_a_caller_holds_changes_an_object() -> None:
         v._values = (5.0,)
     with pytest.raises(AttributeError, match="Matrix is immutable"):
         m.shape = (1, 1)  # type: ignore[misc]
+    with pytest.raises(AttributeError, match="Vector is immutable"):
+        del v._values
+    assert v.tolist() == [1.0, 2.0]
 
 
 # --- repr and str: short at any size ----------------------------------------
@@ -249,8 +252,38 @@ def test_slices_give_shorter_vectors_and_fewer_rows() -> None:
 
 
 def test_nan_never_comes_out_of_arithmetic() -> None:
-    with pytest.raises(ValueError, match="cannot subtract: the result holds NaN, from inf - inf"):
+    with pytest.raises(ValueError, match=r"cannot subtract: the result holds NaN \(inf and -inf"):
         Vector([math.inf]) - Vector([math.inf])
-    with pytest.raises(ValueError, match=r"gives NaN \(0 \* inf\)"):
+    with pytest.raises(ValueError, match=r"cannot add: the result holds NaN"):
+        Batch([[[1.0, math.inf]]]) + Vector([0.0, -math.inf])
+    with pytest.raises(ValueError, match=r"Matrix \* 0.0 gives NaN \(inf times 0"):
         Matrix([[math.inf, 1.0]]) * 0
+    with pytest.raises(ValueError, match=r"Vector / inf gives NaN"):
+        Vector([math.inf]) / math.inf
+    with pytest.raises(ValueError, match="the dot product is NaN"):
+        Vector([math.inf, 1.0]).dot(Vector([0.0, 1.0]))
+    with pytest.raises(ValueError, match="holds NaN: an inf met a 0"):
+        Matrix([[math.inf, 1.0]]) @ Vector([0.0, 1.0])
+    with pytest.raises(ValueError, match="holds NaN: an inf met a 0"):
+        Matrix([[math.inf, 1.0]]) @ Matrix([[0.0], [1.0]])
+    with pytest.raises(ValueError, match="too large for a float"):
+        Vector([10 ** 400])
+    # infinities that do not cancel are fine: the sum check looks closer before it refuses
+    assert (Vector([math.inf, -math.inf]) + 1).tolist() == [math.inf, -math.inf]
     assert (Matrix([[-math.inf, 1.0]]) * 2).tolist() == [[-math.inf, 2.0]]
+
+
+def test_division_divides_each_number() -> None:
+    # x / 5, not x * (1 / 5): 3 / 5 is 0.6 exactly as Python prints it
+    assert (Vector([3.0, 1.0]) / 5).tolist() == [3.0 / 5, 1.0 / 5]
+    assert (Vector([3.0]) / 5).tolist() == [0.6]
+    assert (Matrix([[3.0]]) / 5).tolist() == [[0.6]]
+
+
+def test_format_matrix_labels() -> None:
+    from minipe import format_matrix
+    assert format_matrix(Matrix([[1, 2]]), ["row"]) == "row  [ 1.0000  2.0000]"
+    with pytest.raises(TypeError, match="one per row, not one str"):
+        format_matrix(Matrix([[1, 2]]), "ab")
+    with pytest.raises(ShapeError, match="format_matrix got 2 row labels for 1 rows"):
+        format_matrix(Matrix([[1, 2]]), ["a", "b"])

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import minipe
 
 PACKAGE = Path(minipe.__file__).resolve().parent
@@ -18,23 +20,31 @@ ALLOWED_IMPORTS = {
     "checks": {"broadcast"},  # shared plumbing: argument checks ...
     "display": set(),  # ... and printing
     "linalg": {"broadcast", "checks", "display"},
-    "tokenizer": set(),
+    "tokenizer": {"checks"},
     "embedding": {"broadcast", "checks", "linalg"},
     "positional": {"broadcast", "checks", "linalg", "embedding"},
     "attention": {"broadcast", "checks", "linalg"},
     "pipeline": {"broadcast", "checks", "linalg", "tokenizer", "embedding", "positional",
-                 "attention"},
+                 "attention", "display"},
     "__main__": {"pipeline"},
 }
 
 
 def _imports(path: Path) -> set[str]:
+    """Every module `path` imports, as a dotted name; `from minipe import x` counts as
+    minipe.x, and a relative `from . import x` or `from .x import y` as minipe.x."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level > 0:  # relative: inside the package
+                module = "minipe" + ("." + module if module else "")
+            if module == "minipe":
+                names.update(f"minipe.{alias.name}" for alias in node.names)
+            else:
+                names.add(module)
     return names
 
 
@@ -80,3 +90,25 @@ def test_the_public_api_of_design_md() -> None:
 
 def test_typed_package_marker_ships() -> None:
     assert (PACKAGE / "py.typed").exists()
+
+
+def test_the_import_check_sees_every_form(tmp_path: Path) -> None:
+    module = tmp_path / "example.py"
+    module.write_text("from minipe import attention\nfrom .linalg import Matrix\n"
+                      "from . import tokenizer\nimport minipe.embedding\nimport math\n")
+    assert _imports(module) == {"minipe.attention", "minipe.linalg", "minipe.tokenizer",
+                                "minipe.embedding", "math"}
+
+
+def test_objects_cannot_be_changed_after_they_are_built() -> None:
+    objects = [(minipe.Vector([1.0]), "_values"), (minipe.Matrix([[1.0]]), "_rows"),
+               (minipe.Batch([[[1.0]]]), "_matrices"), (minipe.Embedding(2, 2), "_weight"),
+               (minipe.LearnedPositionalEmbedding(2, 2), "_table"),
+               (minipe.SingleHeadAttention(2, 2), "_W_q"),
+               (minipe.Tokenizer.from_corpus("a b"), "_token_to_id")]
+    for thing, name in objects:
+        assert hasattr(thing, name)
+        with pytest.raises(AttributeError, match="is immutable"):
+            setattr(thing, name, None)
+        with pytest.raises(AttributeError, match="is immutable"):
+            delattr(thing, name)

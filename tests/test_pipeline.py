@@ -35,8 +35,9 @@ def test_stages_fit_together() -> None:
     for pos, token_id in enumerate(trace.token_ids):
         assert trace.token_embeddings[pos] == token_table.weight[token_id]
     assert trace.position_encodings is not None
-    assert allclose(trace.input_embeddings,
-                    (trace.token_embeddings + trace.position_encodings).tolist())
+    by_hand = [[trace.token_embeddings[pos, j] + trace.position_encodings[pos, j]
+                for j in range(8)] for pos in range(6)]  # X'[pos] = X[pos] + PE[pos]
+    assert trace.input_embeddings.tolist() == by_hand
     # 'the' at positions 0 and 4: same token embedding, different input embedding
     assert trace.token_embeddings[0] == trace.token_embeddings[4]
     assert trace.input_embeddings[0] != trace.input_embeddings[4]
@@ -79,6 +80,7 @@ def test_the_same_seed_gives_the_same_trace() -> None:
     ({"text": "a b", "positions": "rope"}, ValueError,
      "positions must be one of sinusoidal, learned, none; got 'rope'"),
     ({"text": "a b", "seed": -1}, ValueError, "seed must be >= 0"),
+    ({"text": "a b", "causal": "no"}, TypeError, "causal must be True or False, got 'no'"),
 ])
 def test_bad_input_is_explained(kwargs: dict[str, Any], error: type[Exception],
                                 words: str) -> None:
@@ -136,3 +138,23 @@ def test_trace_is_frozen() -> None:
         trace.text = "c d"  # type: ignore[misc]
     assert isinstance(trace, Trace)
     assert math.isclose(sum(trace.attention.weights[0]), 1.0)
+
+
+def test_long_text_still_fits_80_columns() -> None:
+    words = ["supercalifragilisticexpialidocious"] * 3 + [f"word{i}" for i in range(120)]
+    for positions in ["sinusoidal", "none"]:
+        text = str(run(" ".join(words), positions=positions, d_model=16))
+        assert max(len(line) for line in text.splitlines()) <= 80
+        assert "1. tokens: 123" in text
+
+
+def test_without_positions_step_5_says_so() -> None:
+    text = str(run("a b", positions="none"))
+    assert "5. input embeddings = the token embeddings, unchanged, shape (2, 8)" in text
+    assert "4. position encodings: none, so attention is blind to word order" in text
+
+
+def test_trace_repr_is_short() -> None:
+    trace = run("a b c " * 100)
+    assert repr(trace) == ("Trace('a b c a b c a b c a b c a b c a b c ..., tokens=300, "
+                           "shape=(300, 8), positions='sinusoidal')")

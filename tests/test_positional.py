@@ -165,6 +165,7 @@ def test_learned_positions_are_arange_plus_lookup() -> None:
     assert looked_up == positions.weight  # rows 0, 1, 2, 3
     assert positions(2) == Matrix(positions.weight.tolist()[:2])
     assert positions.context_length == 4
+    assert positions.dim == 256
 
 
 def test_learned_positions_refuse_to_extrapolate() -> None:

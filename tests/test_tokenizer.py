@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -48,6 +49,11 @@ def test_decode_of_encode_gives_back_the_words() -> None:
     text = "Hello, world. Is this a test? Yes: it is!"
     tokenizer = Tokenizer.from_corpus(text)
     assert tokenizer.decode(tokenizer.encode(text)) == "hello, world. is this a test? yes: it is!"
+    text = "Don't stop (now) [really]."
+    tokenizer = Tokenizer.from_corpus(text)
+    assert tokenizer.tokenize(text) == ["don", "'", "t", "stop", "(", "now", ")", "[", "really",
+                                        "]", "."]
+    assert tokenizer.decode(tokenizer.encode(text)) == "don't stop (now) [really]."
 
 
 def test_the_same_corpus_gives_the_same_ids_whatever_the_word_order() -> None:
@@ -57,9 +63,9 @@ def test_the_same_corpus_gives_the_same_ids_whatever_the_word_order() -> None:
 @pytest.mark.parametrize("call, error, words", [
     (lambda t: t.encode(42), TypeError, "text must be a str, got int"),
     (lambda t: t.tokenize(None), TypeError, "text must be a str, got NoneType"),
-    (lambda t: t.decode([0, 7]), ValueError, r"ids\[1\] = 7 is not in the vocabulary: "
+    (lambda t: t.decode([0, 7]), IndexError, r"ids\[1\] = 7 is not in the vocabulary: "
                                              r"valid IDs are 0..6"),
-    (lambda t: t.decode([-1]), ValueError, "valid IDs are 0..6"),
+    (lambda t: t.decode([-1]), IndexError, "valid IDs are 0..6"),
     (lambda t: t.decode([1.0]), TypeError, r"ids\[0\] must be an int"),
     (lambda t: t.decode("cat"), TypeError, "decode needs a list of int IDs"),
 ])
@@ -69,14 +75,21 @@ def test_bad_input_is_explained(call: Any, error: type[Exception], words: str) -
 
 
 def test_bad_corpus() -> None:
-    with pytest.raises(ValueError, match="the corpus has no tokens"):
+    with pytest.raises(ValueError, match="has no words to build a vocabulary from"):
         Tokenizer.from_corpus("  ")
+    with pytest.raises(ValueError, match="special tokens like <.endoftext.> do not count"):
+        Tokenizer.from_corpus("<|endoftext|>")
     with pytest.raises(TypeError, match="text must be a str, got list"):
         Tokenizer.from_corpus(["the", "cat"])  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="must be distinct"):
         Tokenizer(["a", "a", "<|unk|>"])
-    with pytest.raises(ValueError, match="must include '<|unk|>'"):
+    with pytest.raises(ValueError, match=re.escape("must include '<|unk|>'")):
         Tokenizer(["a", "b"])
+    with pytest.raises(ValueError, match=r"token 'A' can never come out of tokenize\(\), "
+                       r"which gives \['a'\]"):
+        Tokenizer(["A", "<|unk|>"])
+    with pytest.raises(ValueError, match="token 'a b' can never come out of tokenize"):
+        Tokenizer(["a b", "<|unk|>"])
 
 
 def test_the_vocab_a_caller_gets_is_a_copy() -> None:
@@ -88,3 +101,9 @@ def test_the_vocab_a_caller_gets_is_a_copy() -> None:
     tokens[0] = "y"
     assert tokenizer.encode("cat") == [0]
     assert built.encode("x") == [0]
+
+
+def test_a_tokenizer_cannot_be_changed() -> None:
+    tokenizer = Tokenizer.from_corpus(CORPUS)
+    with pytest.raises(AttributeError, match="Tokenizer is immutable"):
+        tokenizer._token_to_id = {}
