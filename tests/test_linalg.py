@@ -232,7 +232,10 @@ def test_repr_is_short_at_any_size() -> None:
     text = repr(big)
     assert text == ("Matrix([[0.0, 1.0, ..., 766.0, 767.0], ..., "
                     "[1.023e+06, 1.023e+06, ..., 1.0238e+06, 1.0238e+06]], shape=(1024, 768))")
-    assert len(repr(Batch([big, big]))) < 120
+    assert repr(Batch([big, big])) == (
+        "Batch([[[0.0, 1.0, ..., 766.0, 767.0], ...], ..., "
+        "[..., [1.023e+06, 1.023e+06, ..., 1.0238e+06, 1.0238e+06]]], shape=(2, 1024, 768))")
+    assert repr(Batch([[[1.0]]])) == "Batch([[[1.0]]], shape=(1, 1, 1))"
 
 
 def test_str_is_a_grid_with_edges() -> None:
