@@ -147,10 +147,10 @@ def scaled_dot_product_attention(
 
 
 def _check_score_row(scores_i: list[float], i: int) -> None:
-    """Scores from finite q and k can still overflow: refuse NaN and +inf before softmax."""
-    if any(s != s or s == math.inf for s in scores_i):
-        raise ValueError(f"row {i} of the scores holds NaN or +inf: q and k hold inf, or numbers "
-                         f"so large that q_i . k_j overflows; scale the inputs down")
+    """Scores from finite q and k can still overflow: refuse what softmax cannot take."""
+    if any(s != s or s == math.inf for s in scores_i) or max(scores_i) == -math.inf:
+        raise ValueError(f"row {i} of the scores holds NaN or +inf, or only -inf: q and k hold "
+                         f"inf, or numbers so large that q_i . k_j overflows; scale them down")
 
 
 class SingleHeadAttention(Frozen):

@@ -154,10 +154,12 @@ def test_attention_shape_mistakes() -> None:
 
 def test_scores_that_overflow_are_refused_not_turned_into_nan() -> None:
     huge = Matrix([[1e200, 1e200]])  # q . k = 2e400: more than a float holds
-    with pytest.raises(ValueError, match="row 0 of the scores holds NaN or \\+inf"):
+    with pytest.raises(ValueError, match="row 0 of the scores holds NaN or \\+inf, or only -inf"):
         scaled_dot_product_attention(huge, huge, huge)
-    with pytest.raises(ValueError, match="row 0 of the scores holds NaN or \\+inf"):
+    with pytest.raises(ValueError, match="row 0 of the scores holds NaN or \\+inf, or only -inf"):
         scaled_dot_product_attention(Matrix([[math.inf]]), Matrix([[1.0]]), Matrix([[1.0]]))
+    with pytest.raises(ValueError, match="or only -inf"):  # q . k = -2e400 for every key
+        scaled_dot_product_attention(huge, -huge, huge)
 
 
 # --- the single head --------------------------------------------------------
