@@ -1,8 +1,8 @@
 """Chapter 1: NumPy's broadcasting rule.
 
 The expected shapes are the examples of NumPy's broadcasting documentation
-(plus lecture 001's (8, 4, 256) + (4, 256)); they were checked once against
-numpy.broadcast_shapes (NumPy 2.4), which the test suite itself does not need.
+(plus lecture 001's (8, 4, 256) + (4, 256)); test_reference.py checks many of
+them against what numpy.broadcast_shapes itself returned.
 """
 
 from __future__ import annotations

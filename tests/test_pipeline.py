@@ -158,3 +158,13 @@ def test_trace_repr_is_short() -> None:
     trace = run("a b c " * 100)
     assert repr(trace) == ("Trace('a b c a b c a b c a b c a b c a b c ..., tokens=300, "
                            "shape=(300, 8), positions='sinusoidal')")
+
+
+def test_the_minipe_command_is_python_dash_m_minipe() -> None:
+    from importlib.metadata import PackageNotFoundError, entry_points, version
+    try:
+        version("minipe")
+    except PackageNotFoundError:
+        pytest.skip("minipe is not installed (pip install -e .) so it has no console script")
+    scripts = {entry.name: entry.value for entry in entry_points(group="console_scripts")}
+    assert scripts["minipe"] == "minipe.__main__:main"

@@ -107,6 +107,20 @@ def test_every_row_has_norm_sqrt_of_half_d_model(d_model: int) -> None:
         assert math.isclose(row.norm(), math.sqrt(d_model / 2))
 
 
+def test_the_exp_log_form_of_the_tutorials_gives_the_same_table() -> None:
+    # The Annotated Transformer and PyTorch's tutorial write the frequency as
+    # exp(2i * -log(10000) / d_model) and multiply: the same 1 / 10000**(2i/d_model).
+    d_model = 16
+    tutorial = [[0.0] * d_model for _ in range(100)]
+    for pos in range(100):
+        for i in range(d_model // 2):
+            frequency = math.exp(2 * i * -(math.log(10000.0) / d_model))
+            tutorial[pos][2 * i] = math.sin(pos * frequency)
+            tutorial[pos][2 * i + 1] = math.cos(pos * frequency)
+    # equal to about 1e-14: the two forms round differently in the last bits only
+    assert allclose(sinusoidal_encoding(100, d_model), tutorial, rel_tol=0.0, abs_tol=1e-13)
+
+
 def test_interleaved_and_halves_layouts_differ_only_by_column_order() -> None:
     d_model = 6
     # the [sin | cos] layout of many libraries, built independently: columns 0..2 sines,
