@@ -38,6 +38,7 @@ from minipe.display import edges, format_number, grid, grid_line, short_list
 
 Operand = Union[float, "_Array"]  # a number, Vector, Matrix or Batch
 
+
 class _Array(Frozen):
     """What Vector, Matrix and Batch share: immutability and the operators.
 

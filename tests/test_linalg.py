@@ -11,6 +11,7 @@ from minipe import Batch, Matrix, ShapeError, Vector, add, allclose, subtract
 
 # --- Vector -----------------------------------------------------------------
 
+
 def test_vector_basics() -> None:
     v = Vector([3, 4])
     assert v.shape == (2,)
