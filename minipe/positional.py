@@ -60,12 +60,15 @@ def sinusoidal_denominators(d_model: int, *, base: float = 10000.0) -> Vector:
 
 
 def _sinusoidal_row(pos: int, denominators: tuple[float, ...], d_model: int) -> tuple[float, ...]:
-    """Row pos of the table: sin, cos, sin, cos, ... (cut to d_model columns)."""
+    """Row pos of the table: sin, cos, sin, cos, ... (cut to d_model columns).
+
+    denominators[i] is base**(2i / d_model), computed once per table.
+    """
     row = []
     for denominator in denominators:
-        angle = pos / denominator
-        row.append(math.sin(angle))  # column 2i
-        row.append(math.cos(angle))  # column 2i + 1
+        angle = pos / denominator  # pos / base**(2i / d_model)
+        row.append(math.sin(angle))  # PE(pos, 2i)
+        row.append(math.cos(angle))  # PE(pos, 2i + 1)
     if len(row) > d_model:
         row.pop()  # odd d_model: the last column is a sine with no cosine partner
     return tuple(row)
