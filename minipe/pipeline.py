@@ -75,15 +75,13 @@ class Trace:
                                f"same row - nothing tells them apart"))
         if self.position_encodings is None:
             lines.append("4. position encodings: none, so attention is blind to word order")
+            step_5 = "5. input embeddings = the token embeddings, unchanged"
         else:
             lines += [
                 f"4. position encodings ({self.positions}), shape "
                 f"{self.position_encodings.shape}: row pos for position pos",
                 _indent(format_matrix(self.position_encodings, labels)),
             ]
-        if self.position_encodings is None:
-            step_5 = "5. input embeddings = the token embeddings, unchanged"
-        else:
             step_5 = "5. input embeddings = token embeddings + position encodings"
         lines += [
             f"{step_5}, shape {self.input_embeddings.shape}",
