@@ -1,0 +1,73 @@
+"""What every walkthrough shares: its command line and the pause between stages.
+
+A walkthrough is a script in `# %%` cells. Each cell opens with
+`lesson.stage("...")`, which prints the stage's heading. With `--step` it
+first waits for Enter, so you can read what the stage before printed:
+
+    python walkthroughs/01_text_to_ids.py            # straight through
+    python walkthroughs/01_text_to_ids.py --step     # pause after each stage
+
+The pause waits only when stdin is a terminal. Piped or redirected, the
+lesson runs straight through, so it never hangs a script or a test.
+
+This file is not a lesson; it keeps the lessons from repeating it. Each
+lesson imports it first, so that it can also find minipe in a clone where
+minipe is not installed (the package sits one directory up).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+
+CLONE = str(Path(__file__).resolve().parent.parent)  # the directory that holds minipe/
+if importlib.util.find_spec("minipe") is None and CLONE not in sys.path:
+    sys.path.append(CLONE)
+
+PROMPT = "   ... press Enter for the next stage "
+
+
+class Lesson:
+    """A lesson's state: its number of stages so far, and whether to pause.
+
+    `doc` is the script's docstring: its first line is the title, printed
+    first, and the whole of it is the `--help` text.
+    """
+
+    def __init__(self, doc: str | None, argv: list[str] | None = None) -> None:
+        doc = (doc or "").strip()
+        parser = argparse.ArgumentParser(
+            description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+        parser.add_argument("--step", action="store_true",
+                            help="pause after each stage until Enter is pressed")
+        # parse_known_args: a notebook kernel passes arguments of its own.
+        args, _ = parser.parse_known_args(argv)
+        self.step: bool = args.step
+        self.stages = 0
+        title = doc.partition("\n")[0]
+        print(title)
+        print("=" * len(title))
+        if self.step and not sys.stdin.isatty():
+            print("(--step: stdin is not a terminal, so the lesson will not pause)")
+            self.step = False
+
+    def stage(self, heading: str) -> None:
+        """Pause (under --step) after the stage before, then print this one's heading."""
+        if self.step and self.stages > 0:
+            self.pause()
+        self.stages += 1
+        print()
+        print(f"{self.stages}. {heading}")
+
+    def pause(self) -> None:
+        """Wait for Enter. Ctrl-D (end of input) stops the pauses and runs on."""
+        try:
+            input(PROMPT)
+        except EOFError:
+            print()
+            self.step = False
+
+    def __repr__(self) -> str:
+        return f"Lesson(stages={self.stages}, step={self.step})"
