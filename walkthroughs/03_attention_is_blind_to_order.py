@@ -1,0 +1,83 @@
+"""Lesson 3: attention is blind to order
+
+Question: "A man bites a dog" and "A dog bites a man" mean different things.
+Without positions, can self-attention tell them apart?
+
+Lecture 000. Run: python walkthroughs/03_attention_is_blind_to_order.py [--step]
+"""
+
+from lesson import Lesson
+
+from minipe import (
+    Embedding,
+    Matrix,
+    SingleHeadAttention,
+    Tokenizer,
+    allclose,
+    format_matrix,
+    sinusoidal_encoding,
+)
+
+# %% Two sentences, the same tokens
+if __name__ == "__main__":
+    lesson = Lesson(__doc__)
+    lesson.stage("Two sentences, the same five tokens in another order")
+
+    first = "A man bites a dog"
+    second = "A dog bites a man"
+    tokenizer = Tokenizer.from_corpus(first + "\n" + second)
+    first_tokens = tokenizer.tokenize(first)  # ['a', 'man', 'bites', 'a', 'dog']
+    second_tokens = tokenizer.tokenize(second)  # ['a', 'dog', 'bites', 'a', 'man']
+    print(f"{first!r:20} -> {first_tokens}")
+    print(f"{second!r:20} -> {second_tokens}")
+    man_first = first_tokens.index("man")  # position 1
+    man_second = second_tokens.index("man")  # position 4
+    print(f"'man' stands at position {man_first} in the first, {man_second} in the second.")
+
+# %% Token embeddings, then one attention head
+if __name__ == "__main__":
+    lesson.stage("Token embeddings -> one attention head (no positions yet)")
+
+    d_model = 8
+    token_table = Embedding(tokenizer.vocab_size, d_model, seed=0)
+    head = SingleHeadAttention(d_model, d_model, seed=2)  # untrained, seeded weights
+    x_first = token_table(tokenizer.encode(first))  # (5, 8)
+    x_second = token_table(tokenizer.encode(second))  # (5, 8)
+    out_first = head(x_first).output  # (5, 8): one output row per token
+    out_second = head(x_second).output  # (5, 8)
+    print(f"inputs {x_first.shape} -> {head!r} -> outputs {out_first.shape}")
+    man_out = Matrix([out_first[man_first].tolist(), out_second[man_second].tolist()])
+    print(format_matrix(man_out, row_labels=["1st: man", "2nd: man"]))
+    # both rows start [0.9651, 0.1473, -0.2512, ...]
+    print(f"the same output for 'man'? {allclose(man_out[0], man_out[1])}")  # True
+    print("Attention mixed the same five vectors with the same weights: nothing in")
+    print("them says where each token stands, so 'man' cannot know who bites whom.")
+
+# %% Permuting the inputs permutes the outputs
+if __name__ == "__main__":
+    lesson.stage("Permute the inputs -> the outputs are permuted the same way")
+
+    # second[j] is first[permutation[j]]: a, dog, bites, a, man = first's 0, 4, 2, 3, 1
+    permutation = [0, 4, 2, 3, 1]
+    print(f"second sentence = first sentence's tokens in the order {permutation}")
+    permuted_outputs = Matrix([out_first[j].tolist() for j in permutation])
+    print(f"outputs of the second == outputs of the first, permuted? "
+          f"{allclose(out_second, permuted_outputs)}")  # True
+    print("This is permutation equivariance: reorder the words and every output")
+    print("row moves with its word, unchanged. A bag of words, not a sentence.")
+
+# %% Add positions, and the two sentences come apart
+if __name__ == "__main__":
+    lesson.stage("Add sinusoidal positions: X' = X + PE")
+
+    positions = sinusoidal_encoding(5, d_model)  # (5, 8): row pos for position pos
+    pos_out_first = head(x_first + positions).output  # (5, 8)
+    pos_out_second = head(x_second + positions).output  # (5, 8)
+    man_out = Matrix([pos_out_first[man_first].tolist(), pos_out_second[man_second].tolist()])
+    print(format_matrix(man_out, row_labels=["man @ 1", "man @ 4"]))
+    # now [0.5869, 0.1720, ...] at position 1 and [0.5166, 0.2488, ...] at position 4
+    print(f"the same output for 'man'? {allclose(man_out[0], man_out[1])}")  # False
+    permuted_outputs = Matrix([pos_out_first[j].tolist() for j in permutation])
+    print(f"still just a permutation?  {allclose(pos_out_second, permuted_outputs)}")  # False
+    print("Each row now carries its position, so the order changes what attention")
+    print("computes. That is the whole job of a positional encoding.")
