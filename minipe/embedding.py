@@ -26,6 +26,7 @@ Left out: training (the table never changes), padding_idx, max_norm.
 from __future__ import annotations
 
 import random
+from typing import overload
 
 from minipe.broadcast import ShapeError
 from minipe.checks import Frozen, checked_size
@@ -62,6 +63,10 @@ class Embedding(Frozen):
     def dim(self) -> int:
         return self._weight.shape[1]
 
+    @overload
+    def __call__(self, ids: list[int]) -> Matrix: ...
+    @overload
+    def __call__(self, ids: list[list[int]]) -> Batch: ...
     def __call__(self, ids: list[int] | list[list[int]]) -> Matrix | Batch:
         """Look up rows: a list of n IDs -> Matrix (n, dim); b lists of n -> Batch (b, n, dim)."""
         _check_id_list(ids, "ids")

@@ -1,0 +1,59 @@
+"""How long each walkthrough takes, against its budget of 2 seconds.
+
+Each lesson runs as a learner runs it, `python walkthroughs/NN_name.py`, in a
+fresh interpreter; the time includes starting Python, which is measured on its
+own (`python -c pass`) and printed beside, in the same run.
+
+    python benchmarks/bench_walkthroughs.py             # median of 3 runs each
+    python benchmarks/bench_walkthroughs.py --strict    # exit 1 if one is over 2 s
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BUDGET_SECONDS = 2.0
+
+
+def seconds_to_run(command: list[str], repeats: int) -> float:
+    """The median wall-clock time of `repeats` runs of `command`, which must succeed."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        subprocess.run(command, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       check=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeats", type=int, default=3, help="runs per lesson (default 3)")
+    parser.add_argument("--strict", action="store_true",
+                        help=f"exit 1 if a lesson takes more than {BUDGET_SECONDS:g} s")
+    args = parser.parse_args(argv)
+    if args.repeats < 1:
+        parser.error(f"--repeats must be at least 1, got {args.repeats}")
+
+    startup = seconds_to_run([sys.executable, "-c", "pass"], args.repeats)
+    print(f"starting Python alone: {startup:.3f} s (included in every time below)")
+    over = []
+    for lesson in sorted((ROOT / "walkthroughs").glob("[0-9][0-9]_*.py")):
+        seconds = seconds_to_run([sys.executable, str(lesson)], args.repeats)
+        verdict = "ok" if seconds <= BUDGET_SECONDS else "OVER"
+        if verdict == "OVER":
+            over.append(lesson.name)
+        print(f"{lesson.name:45} {seconds:6.3f} s  {verdict}")
+    print(f"budget: {BUDGET_SECONDS:g} s per lesson; over budget: {len(over)}")
+    return 1 if args.strict and over else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,227 @@
+"""Every walkthrough runs, fits 80 columns, and prints its key numbers.
+
+Each lesson runs as a learner would run it: `python walkthroughs/NN_name.py`,
+from the clone, in a subprocess. The expected numbers are worked here with
+`math`, or come from the lecture notes, never from minipe.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+WALKTHROUGHS = ROOT / "walkthroughs"
+LESSONS = sorted(WALKTHROUGHS.glob("[0-9][0-9]_*.py"))
+WIDTH = 80
+PROMPT = "press Enter for the next stage"
+
+
+def _sinusoid_dot(k: int, d_model: int) -> float:
+    """PE(p) . PE(p + k) = sum_i cos(k / 10000^(2i/d_model)), by the angle-difference formula."""
+    return sum(math.cos(k / 10000 ** (2 * i / d_model)) for i in range(d_model // 2))
+
+
+def _sinusoid_step(d_model: int) -> float:
+    """|PE(p + 1) - PE(p)| = sqrt(sum_i (2 - 2 cos w_i)): each pair moves along a unit circle."""
+    return math.sqrt(2 * (d_model // 2) - 2 * _sinusoid_dot(1, d_model))
+
+
+# The numbers each lesson must print, and where each comes from.
+KEY_NUMBERS: dict[str, list[str]] = {
+    "01_text_to_ids.py": [
+        "[4, 0, 3, 2, 4, 1]",  # sorted vocabulary: cat 0, mat 1, on 2, sat 3, the 4
+        "[2, 4, 1, 4, 0, 3]",  # "on the mat the cat sat" with the same vocabulary
+        "vocab_size = 7",  # 5 words + <|unk|> + <|endoftext|>
+        "[4, 5, 3, 2, 4, 1]",  # 'dog' is not in the vocabulary: <|unk|> is ID 5
+    ],
+    "02_token_embeddings.py": [
+        "shape = (7, 4)",  # vocab_size rows, d_model columns
+        "shape (6, 4)",  # six tokens
+        "identical rows? True",  # 'the' at 0 and 4: one ID, one row
+        "identical? True",  # 'cat' in both sentences
+    ],
+    "03_attention_is_blind_to_order.py": [
+        "the same output for 'man'? True",  # lecture 000: no positions, no order
+        "permuted? True",  # permutation equivariance
+        "the same output for 'man'? False",  # with X + PE
+        "still just a permutation?  False",
+    ],
+    "04_sinusoidal_by_hand.py": [
+        f"{math.sin(1):8.5f}",  # lecture 003: PE(1, 0) = sin 1 = 0.8415
+        f"{math.cos(1):8.5f}",  # PE(1, 1) = cos 1 = 0.5403
+        f"{math.cos(0.01):8.5f}",  # PE(1, 3) = cos 0.01 = 0.99995
+        f"{math.cos(3):8.5f}",  # PE(3, 1) = cos 3 = -0.9900
+        f"{math.cos(0.03):8.5f}",  # PE(3, 3) = cos 0.03 = 0.99955
+        "PE(0) = [0, 1, 0, 1]",
+        f"{2 * math.pi * 1000:9.2f}",  # d_model = 8, i = 3: wavelength 2 pi * 1000
+        f"{math.sqrt(100000):.2f}",  # base 100000, d_model = 4: denominator 100000^(1/2)
+    ],
+    "05_learned_positions_and_broadcasting.py": [
+        "token IDs: shape (8, 4)",  # lecture 001: batch 8, context 4
+        "token embeddings: shape (8, 4, 256)",
+        "position embeddings: shape (4, 256)",
+        "input embeddings: shape (8, 4, 256)",
+        "for all 8 x 4 (b, t)? True",
+        "axis -1 has 256 vs 255",
+        f"{50257 * 768:,}",  # GPT-2's token table
+        f"{1024 * 768:,}",  # GPT-2's position table
+        "shape (1024, 768)",
+    ],
+    "06_relative_from_absolute.py": [
+        f"[{math.cos(2):7.4f} {math.sin(2):7.4f}",  # M_2's first block: [cos 2, sin 2]
+        "M_2 @ PE(1000) == PE(1002)? True",
+        f"{_sinusoid_dot(0, 64):7.4f}",  # k = 0: d_model / 2 = 32
+        f"{_sinusoid_dot(1, 64):7.4f}",
+        f"{_sinusoid_dot(4, 64):7.4f}",
+        f"{_sinusoid_dot(63, 64) / 32:6.3f}",
+    ],
+    "07_fixed_vs_learned.py": [
+        "rows 0-3 unchanged when the table grows? True",
+        f"[{math.sin(4):7.4f} {math.cos(4):7.4f}",  # PE(4) begins [sin 4, cos 4]
+        "(positions 0..3)",  # the learned table's rows
+        "a sequence of 5 tokens -> ValueError",
+    ],
+    "08_binary_vs_sinusoidal.py": [
+        "pos  7: 1110",  # 7 = 4 + 2 + 1, least significant bit first
+        "pos  8: 0001",
+        f"from 7 to 8: {math.sqrt(4):.4f}, from 8 to 9: {math.sqrt(1):.4f}",  # 4 bits vs 1 flip
+        f"= {_sinusoid_step(8):.4f}",  # the same step at every position
+    ],
+    "09_the_whole_pipeline.py": [
+        "token IDs: [4, 0, 3, 2, 4, 1]",
+        "shape (6,)",
+        "token embeddings (6, 8)",
+        "input embeddings (6, 8)",
+        "Q (6, 8), K (6, 8), V (6, 8)",
+        "scores (6, 6)",
+        f"sqrt(8) = {math.sqrt(8):.4f}",
+        # causal: the first token sees only itself, so its weights are [1, 0, 0, 0, 0, 0]
+        "0 the  [ 1.0000  0.0000  0.0000  0.0000  0.0000  0.0000]",
+        "every row sums to 1: True",
+        "gives the same output? True",
+    ],
+    "10_check_yourself.py": [
+        "identical to the outputs of the original order? True",
+        "X (5, 8) + PE (5, 8) -> X' (5, 8)",
+        "sinusoidal table, two calls: identical? True",
+        "learned table, seed 0 vs 1:  identical? False",
+        f"sin = {math.sin(10):7.4f}, cos = {math.cos(10):7.4f}",
+        f"{1000 / (2 * math.pi):7.3f}",  # pos 1000, i = 0: 1000 / 2 pi turns
+    ],
+}
+
+
+def _run(path: Path, *args: str, typed: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run a lesson from the clone; `typed` is what arrives on its stdin (none by default)."""
+    command = [sys.executable, str(path), *args]
+    if typed is None:
+        return subprocess.run(command, cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=60)
+    return subprocess.run(command, cwd=ROOT, input=typed, capture_output=True, text=True,
+                          timeout=60)
+
+
+def test_there_are_ten_lessons_and_each_has_key_numbers() -> None:
+    names = [path.name for path in LESSONS]
+    assert len(names) >= 10, names
+    assert set(KEY_NUMBERS) <= set(names), sorted(set(KEY_NUMBERS) - set(names))
+    missing = [name for name in names if name not in KEY_NUMBERS]
+    assert not missing, f"add the key numbers of {missing} to KEY_NUMBERS"
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=[path.stem for path in LESSONS])
+def test_lesson_runs_and_prints_its_key_numbers(path: Path) -> None:
+    done = _run(path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    lines = done.stdout.splitlines()
+    too_wide = [line for line in lines if len(line) > WIDTH]
+    assert not too_wide, f"{len(too_wide)} lines wider than {WIDTH}: {too_wide[0]!r}"
+    assert 20 <= len(lines) <= 120, f"{len(lines)} lines: a narrative, not a dump"
+    for number in KEY_NUMBERS.get(path.name, []):
+        assert number in done.stdout, f"{path.name} does not print {number!r}"
+    assert PROMPT not in done.stdout  # without --step it never pauses
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=[path.stem for path in LESSONS])
+def test_lesson_prints_the_same_on_every_run(path: Path) -> None:
+    if "learned_positions" in path.name:
+        pytest.skip("this lesson reports how long building GPT-2's table took")
+    assert _run(path).stdout == _run(path).stdout
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=[path.stem for path in LESSONS])
+def test_lesson_reads_as_cells_and_repeats_its_numbers_in_comments(path: Path) -> None:
+    source = path.read_text()
+    assert source.count("# %%") >= 3  # cells for VS Code, PyCharm, Jupyter (jupytext)
+    assert source.count("lesson.stage(") >= 3
+    assert "Question:" in source  # the docstring says what the lesson answers
+    assert "import minipe." not in source and "from minipe." not in source  # public API only
+    assert '"__main__"' in source
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=[path.stem for path in LESSONS])
+def test_importing_a_lesson_does_nothing(path: Path) -> None:
+    script = (f"import runpy, sys; sys.path.insert(0, {str(WALKTHROUGHS)!r}); "
+              f"runpy.run_path({str(path)!r}, run_name='imported')")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "" and done.stderr == ""
+
+
+def test_step_without_a_terminal_runs_straight_through() -> None:
+    done = _run(LESSONS[0], "--step", typed="\n" * 20)  # a pipe, not a terminal
+    assert done.returncode == 0, done.stderr
+    assert "stdin is not a terminal" in done.stdout
+    assert PROMPT not in done.stdout
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal (POSIX)")
+def test_step_pauses_after_each_stage_until_enter() -> None:
+    lesson = WALKTHROUGHS / "03_attention_is_blind_to_order.py"  # 4 stages: 3 pauses
+    controller, terminal = os.openpty()
+    try:
+        process = subprocess.Popen([sys.executable, str(lesson), "--step"], cwd=ROOT,
+                                   stdin=terminal, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE)
+        assert process.stdout is not None
+        before_enter = b""
+        while PROMPT.encode() not in before_enter:  # read up to the first pause
+            chunk = os.read(process.stdout.fileno(), 4096)
+            assert chunk, "the lesson ended without pausing"
+            before_enter += chunk
+        assert process.poll() is None  # it is waiting for Enter
+        assert b"2. " not in before_enter  # and has not printed stage 2
+        os.write(controller, b"\n\n\n")  # Enter, three times
+        rest, errors = process.communicate(timeout=60)
+    finally:
+        os.close(controller)
+        os.close(terminal)
+    assert process.returncode == 0, errors.decode()
+    output = (before_enter + rest).decode()
+    assert output.count(PROMPT) == 3
+    assert "4. Add sinusoidal positions" in output
+
+
+def test_a_lesson_runs_under_pdb() -> None:
+    lesson = WALKTHROUGHS / "01_text_to_ids.py"
+    done = subprocess.run([sys.executable, "-m", "pdb", str(lesson)], cwd=ROOT,
+                          input="continue\nquit\n", capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "[4, 0, 3, 2, 4, 1]" in done.stdout
+    assert "The program finished" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_the_readmes_list_every_lesson() -> None:
+    index = (WALKTHROUGHS / "README.md").read_text()
+    for path in LESSONS:
+        assert f"({path.name})" in index, f"walkthroughs/README.md does not link {path.name}"
+    assert "walkthroughs/README.md" in (ROOT / "README.md").read_text()
