@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -225,3 +226,12 @@ def test_the_readmes_list_every_lesson() -> None:
     for path in LESSONS:
         assert f"({path.name})" in index, f"walkthroughs/README.md does not link {path.name}"
     assert "walkthroughs/README.md" in (ROOT / "README.md").read_text()
+
+
+def test_the_pdb_recipe_points_at_the_line_it_names() -> None:
+    index = (WALKTHROUGHS / "README.md").read_text()
+    recipe = r"`b (\d+)` sets a breakpoint on the line that\s+calls `run\(\.\.\.\)`"
+    match = re.search(recipe, index)
+    assert match, "walkthroughs/README.md lost its pdb recipe"
+    lines = (WALKTHROUGHS / "09_the_whole_pipeline.py").read_text().splitlines()
+    assert "= run(" in lines[int(match.group(1)) - 1]
