@@ -11,6 +11,7 @@ Read the chapters in this order (each is one module):
     embedding.py   IDs -> vectors, a seeded lookup table
     positional.py  sinusoidal, learned and binary position encodings
     attention.py   softmax and scaled dot-product attention
+    rotary.py      RoPE: rotate the queries and keys instead of adding positions
     pipeline.py    every stage at once: run(text) -> Trace
 
 Importing minipe does nothing but define these names.
@@ -35,6 +36,7 @@ from minipe.positional import (
     sinusoidal_encoding,
     sinusoidal_position,
 )
+from minipe.rotary import apply_rotary, rotary_pairs
 from minipe.tokenizer import Tokenizer
 
 __all__ = [
@@ -50,10 +52,12 @@ __all__ = [
     "Vector",
     "add",
     "allclose",
+    "apply_rotary",
     "binary_encoding",
     "broadcast_shapes",
     "format_matrix",
     "relative_shift_matrix",
+    "rotary_pairs",
     "run",
     "scaled_dot_product_attention",
     "sinusoidal_denominators",

@@ -23,7 +23,8 @@ ALLOWED_IMPORTS = {
     "tokenizer": {"checks"},
     "embedding": {"broadcast", "checks", "linalg"},
     "positional": {"broadcast", "checks", "linalg", "embedding"},
-    "attention": {"broadcast", "checks", "linalg"},
+    "rotary": {"broadcast", "checks", "linalg"},
+    "attention": {"broadcast", "checks", "linalg", "rotary"},
     "pipeline": {"broadcast", "checks", "linalg", "tokenizer", "embedding", "positional",
                  "attention", "display"},
     "__main__": {"pipeline"},
@@ -81,7 +82,9 @@ def test_the_public_api_of_design_md() -> None:
     contract = ["Vector", "Matrix", "Batch", "allclose", "broadcast_shapes", "add", "Tokenizer",
                 "Embedding", "ShapeError", "sinusoidal_encoding", "LearnedPositionalEmbedding",
                 "relative_shift_matrix", "binary_encoding", "softmax",
-                "scaled_dot_product_attention", "SingleHeadAttention", "run"]
+                "scaled_dot_product_attention", "SingleHeadAttention", "run",
+                # issue 4: rotary and relative positions
+                "apply_rotary"]
     for name in contract:
         assert hasattr(minipe, name), name
         assert name in minipe.__all__
