@@ -15,6 +15,7 @@ from minipe import (
     ShapeError,
     SingleHeadAttention,
     Vector,
+    alibi_bias,
     allclose,
     scaled_dot_product_attention,
     sinusoidal_encoding,
@@ -317,3 +318,16 @@ def test_with_rope_order_matters() -> None:
     attended_then_shuffled = _permute_rows(head(x).output, order)
     assert not allclose(shuffled_then_attended, attended_then_shuffled, abs_tol=1e-6)
 
+
+def test_with_alibi_order_matters() -> None:
+    head = SingleHeadAttention(d_in=8, d_out=8, seed=0)
+    x = Embedding(5, 8, seed=3).weight
+    bias = alibi_bias(5, 0.5, causal=False)  # the same bias, whichever token stands at i
+    order = [3, 0, 4, 1, 2]
+    shuffled_then_attended = head(_permute_rows(x, order), bias=bias).output
+    attended_then_shuffled = _permute_rows(head(x, bias=bias).output, order)
+    assert not allclose(shuffled_then_attended, attended_then_shuffled, abs_tol=1e-6)
+    # a bias that is the same for every pair (i, j) keeps attention blind to order
+    flat = Matrix([[0.3] * 5] * 5)
+    assert allclose(head(_permute_rows(x, order), bias=flat).output,
+                    _permute_rows(head(x, bias=flat).output, order), abs_tol=1e-12)
