@@ -20,9 +20,9 @@ j > i become -inf, so their weights are exactly 0.
 Positions can also enter here, inside attention, and leave the input alone:
 
     bias=B         score(i, j) + B[i, j] before the softmax: ALiBi, T5 and
-                   Shaw et al.'s relative terms (chapter 9, minipe/relative.py)
+                   Shaw et al.'s relative terms (chapter 8, minipe/relative.py)
     rotary=True    the head rotates each query and key by its position before
-                   the scores: RoPE (chapter 8, minipe/rotary.py)
+                   the scores: RoPE (chapter 7, minipe/rotary.py)
 
 Left out: several heads, dropout, the output projection, training.
 """
@@ -186,7 +186,7 @@ class SingleHeadAttention(Frozen):
         Q = x @ W_q,   K = x @ W_k,   V = x @ W_v
         output = softmax(Q K^T / sqrt(d_out)) V
 
-    With rotary=True (RoPE, chapter 8) the head rotates row pos of Q and of K
+    With rotary=True (RoPE, chapter 7) the head rotates row pos of Q and of K
     by its position before the scores - Q <- R Q, K <- R K - and V is left as
     it is. d_out must then be even: RoPE turns the numbers in pairs.
 

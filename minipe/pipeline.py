@@ -1,4 +1,4 @@
-"""Chapter 7 - the pipeline: every stage from text to attention, kept for inspection.
+"""Chapter 9 - the pipeline: every stage from text to attention, kept for inspection.
 
 Lecture 001's summary, as one function:
 
@@ -14,13 +14,13 @@ Lecture 001's summary, as one function:
 with its shape and its first and last numbers.
 
 Five kinds of positions (`positions=`). Two add a vector to every token
-embedding at step 5; two leave the token embeddings alone and act inside
-attention at step 7 instead (chapters 8 and 9); one does nothing:
+embedding at step 6; two leave the token embeddings alone and act inside
+attention at step 7 instead; one does nothing:
 
-    "sinusoidal"  + the fixed sin/cos table           (chapter 5)
-    "learned"     + a GPT-style table                 (chapter 5)
-    "rope"        the head rotates q and k by position (chapter 8)
-    "alibi"       score(i, j) gets -m * |i - j|        (chapter 9)
+    "sinusoidal"  + the fixed sin/cos table             (chapter 5)
+    "learned"     + a GPT-style table                   (chapter 5)
+    "rope"        the head rotates q and k by position  (chapter 7)
+    "alibi"       score(i, j) gets -m * |i - j|         (chapter 8)
     "none"        nothing: attention is blind to order
 
 ALiBi's slope: the pipeline has one head, and the rule of Press et al. would

@@ -1,4 +1,4 @@
-"""Chapter 9 - relative positions: the score of query i and key j learns j - i.
+"""Chapter 8 - relative positions: the score of query i and key j learns j - i.
 
 Lectures 001-003 name the alternative to absolute positions: tell attention
 how far apart two tokens are, not where each one stands. Nothing is added to
@@ -19,7 +19,7 @@ Three published ways to make that term, from the simplest:
    each clipped offset c = clip(j - i, -k, k), 2k + 1 of them; the score
    gains q_i . a_c / sqrt(d_k).
 
-Chapter 8 (RoPE) reaches the same goal by rotating q and k; this chapter adds
+Chapter 7 (RoPE) reaches the same goal by rotating q and k; this chapter adds
 to the scores. Either way, `scaled_dot_product_attention(q, k, v, bias=...)`
 is where they meet attention.
 

@@ -1,4 +1,4 @@
-"""Chapter 8 - rotary positions (RoPE): turn the queries and keys, add nothing.
+"""Chapter 7 - rotary positions (RoPE): turn the queries and keys, add nothing.
 
 Chapter 5 adds a position vector to every token embedding, and lecture 004
 names the price: the sum mixes *where* into *what* ("pollutes" the token
