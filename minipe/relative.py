@@ -1,4 +1,4 @@
-"""Chapter 8 - relative positions: the score of query i and key j learns j - i.
+"""Chapter 8 - relative positions: the score of query i and key j sees only j - i.
 
 Lectures 001-003 name the alternative to absolute positions: tell attention
 how far apart two tokens are, not where each one stands. Nothing is added to
@@ -120,12 +120,12 @@ def t5_relative_bucket(
     """The bucket of the offset relative_position = key position - query position.
 
     Bidirectional (T5's encoder): half of the buckets for keys at or before
-    the query, half for keys after it. In each half of B = num_buckets / 2:
+    the query, half for keys after it. Within one half, of B = num_buckets / 2
+    buckets, the distance n = |relative_position| goes to
 
-        distance n < B / 2          bucket n                    (exact)
-        B / 2 <= n < max_distance   B/2 + log(n / (B/2)) / log(max_distance / (B/2))
-                                          * (B - B/2), rounded down
-        n >= max_distance           bucket B - 1                (the last)
+        n < E                   bucket n (exact), where E = B // 2 (max_exact)
+        E <= n < max_distance   bucket E + floor(log(n / E) / log(max_distance / E) * (B - E))
+        n >= max_distance       bucket B - 1 (the last)
 
     >>> [t5_relative_bucket(r) for r in [-200, -10, -1, 0, 1, 10, 200]]
     [15, 8, 1, 0, 17, 24, 31]
