@@ -12,8 +12,9 @@ it rotates the query and the key of the token at position pos:
     [x']   [cos a  -sin a] [x]
     [y'] = [sin a   cos a] [y],   a = pos * theta_i
 
-These are the 2 x 2 rotations of chapter 5's shift matrix M_k, now applied
-to q and k. Three things follow, each tested in tests/test_rotary.py:
+The same kind of 2 x 2 rotation as in chapter 5's shift matrix M_k (pair i
+turns by an angle proportional to theta_i), now applied to q and k. Three
+things follow, each tested in tests/test_rotary.py:
 
 1. Lengths stay: |R_pos q| = |q|. Only directions carry the position.
 2. Only the offset counts: (R_m q) . (R_n k) = q . (R_(n-m) k), because
