@@ -11,6 +11,8 @@ Read the chapters in this order (each is one module):
     embedding.py   IDs -> vectors, a seeded lookup table
     positional.py  sinusoidal, learned and binary position encodings
     attention.py   softmax and scaled dot-product attention
+    rotary.py      RoPE: rotate the queries and keys instead of adding positions
+    relative.py    ALiBi, T5 buckets, clipped relative positions: biases on the scores
     pipeline.py    every stage at once: run(text) -> Trace
 
 Importing minipe does nothing but define these names.
@@ -35,6 +37,14 @@ from minipe.positional import (
     sinusoidal_encoding,
     sinusoidal_position,
 )
+from minipe.relative import (
+    RelativePositionEmbedding,
+    alibi_bias,
+    alibi_slopes,
+    clipped_relative_positions,
+    t5_relative_bucket,
+)
+from minipe.rotary import apply_rotary, rotary_pairs
 from minipe.tokenizer import Tokenizer
 
 __all__ = [
@@ -43,17 +53,23 @@ __all__ = [
     "Embedding",
     "LearnedPositionalEmbedding",
     "Matrix",
+    "RelativePositionEmbedding",
     "ShapeError",
     "SingleHeadAttention",
     "Tokenizer",
     "Trace",
     "Vector",
     "add",
+    "alibi_bias",
+    "alibi_slopes",
     "allclose",
+    "apply_rotary",
     "binary_encoding",
     "broadcast_shapes",
+    "clipped_relative_positions",
     "format_matrix",
     "relative_shift_matrix",
+    "rotary_pairs",
     "run",
     "scaled_dot_product_attention",
     "sinusoidal_denominators",
@@ -62,4 +78,5 @@ __all__ = [
     "softmax",
     "softmax_naive",
     "subtract",
+    "t5_relative_bucket",
 ]

@@ -17,6 +17,13 @@ the input before attention sees it.
 A causal mask (GPT) lets token i attend only to tokens 0..i: the scores for
 j > i become -inf, so their weights are exactly 0.
 
+Positions can also enter here, inside attention, and leave the input alone:
+
+    bias=B         score(i, j) + B[i, j] before the softmax: ALiBi, T5 and
+                   Shaw et al.'s relative terms (chapter 8, minipe/relative.py)
+    rotary=True    the head rotates each query and key by its position before
+                   the scores: RoPE (chapter 7, minipe/rotary.py)
+
 Left out: several heads, dropout, the output projection, training.
 """
 
@@ -31,6 +38,7 @@ from typing import Iterable
 from minipe.broadcast import ShapeError
 from minipe.checks import Frozen, checked_flag, checked_size
 from minipe.linalg import Matrix, Vector
+from minipe.rotary import apply_rotary
 
 
 def _checked_scores(values: Iterable[float] | Vector) -> tuple[float, ...]:
@@ -93,7 +101,7 @@ def _softmax_row(scores: tuple[float, ...]) -> tuple[float, ...]:
 class AttentionResult:
     """Everything attention computed, kept for printing and checking.
 
-    scores   (n_q, n_k)  Q K^T / sqrt(d_k), with -inf where the causal mask hides j > i
+    scores   (n_q, n_k)  Q K^T / sqrt(d_k) + bias, with -inf where a mask hides j > i
     weights  (n_q, n_k)  softmax of each row of scores: every row sums to 1
     output   (n_q, d_v)  weights @ V: row i is token i's mix of the value rows
     """
@@ -104,12 +112,14 @@ class AttentionResult:
 
 
 def scaled_dot_product_attention(
-    q: Matrix, k: Matrix, v: Matrix, *, causal: bool = False
+    q: Matrix, k: Matrix, v: Matrix, *, causal: bool = False, bias: Matrix | None = None
 ) -> AttentionResult:
-    """softmax(Q K^T / sqrt(d_k)) V, one query row at a time.
+    """softmax(Q K^T / sqrt(d_k) + bias) V, one query row at a time.
 
     q: (n_q, d_k), k: (n_k, d_k), v: (n_k, d_v) -> output (n_q, d_v).
     With causal=True (n_q == n_k), query i sees keys 0..i only.
+    bias, if given, has shape (n_q, n_k): B[i, j] is added to score(i, j)
+    before the softmax (a -inf in it hides key j from query i).
     """
     checked_flag(causal, "causal")
     for name, value in (("q", q), ("k", k), ("v", v)):
@@ -126,6 +136,7 @@ def scaled_dot_product_attention(
     if causal and q.shape[0] != k.shape[0]:
         raise ShapeError(f"a causal mask needs as many queries as keys, got q {q.shape} "
                          f"and k {k.shape}")
+    _check_bias(bias, q.shape[0], k.shape[0])
     d_k = q.shape[1]
     sqrt_d_k = math.sqrt(d_k)
     keys = k._rows  # (n_k, d_k)
@@ -134,6 +145,9 @@ def scaled_dot_product_attention(
     for i, q_i in enumerate(q._rows):
         # score(i, j) = q_i . k_j / sqrt(d_k), for every key j
         scores_i = [sum(map(operator.mul, q_i, k_j)) / sqrt_d_k for k_j in keys]
+        if bias is not None:
+            # score(i, j) + B[i, j]: the position term of ALiBi, T5 or Shaw et al.
+            scores_i = [score + b_ij for score, b_ij in zip(scores_i, bias._rows[i])]
         if causal:
             hidden = len(keys) - (i + 1)
             scores_i[i + 1:] = [-math.inf] * hidden  # token i may not look at tokens j > i
@@ -146,11 +160,24 @@ def scaled_dot_product_attention(
     return AttentionResult(output=output, weights=weights, scores=scores)
 
 
+def _check_bias(bias: object, n_q: int, n_k: int) -> None:
+    if bias is None:
+        return
+    if not isinstance(bias, Matrix):
+        raise TypeError(f"bias must be a Matrix of shape ({n_q}, {n_k}) - one number per "
+                        f"query and key - or None, got {type(bias).__name__}")
+    if bias.shape != (n_q, n_k):
+        raise ShapeError(f"bias has shape {bias.shape} but the scores have shape "
+                         f"({n_q}, {n_k}) (queries, keys): B[i, j] is added to score(i, j), "
+                         f"so the two shapes must be equal")
+
+
 def _check_score_row(scores_i: list[float], i: int) -> None:
     """Scores from finite q and k can still overflow: refuse what softmax cannot take."""
     if any(s != s or s == math.inf for s in scores_i) or max(scores_i) == -math.inf:
         raise ValueError(f"row {i} of the scores holds NaN or +inf, or only -inf: q and k hold "
-                         f"inf, or numbers so large that q_i . k_j overflows; scale them down")
+                         f"inf, or numbers so large that q_i . k_j overflows (scale them "
+                         f"down), or the bias holds +inf or masks every key of row {i}")
 
 
 class SingleHeadAttention(Frozen):
@@ -158,6 +185,10 @@ class SingleHeadAttention(Frozen):
 
         Q = x @ W_q,   K = x @ W_k,   V = x @ W_v
         output = softmax(Q K^T / sqrt(d_out)) V
+
+    With rotary=True (RoPE, chapter 7) the head rotates row pos of Q and of K
+    by its position before the scores - Q <- R Q, K <- R K - and V is left as
+    it is. d_out must then be even: RoPE turns the numbers in pairs.
 
     The weights start uniform in [-1/sqrt(d_in), 1/sqrt(d_in)] (torch.nn.Linear's
     default range), drawn by this head's own random.Random(seed), and are never
@@ -168,15 +199,20 @@ class SingleHeadAttention(Frozen):
     (3, 2)
     """
 
-    __slots__ = ("_W_q", "_W_k", "_W_v")
+    __slots__ = ("_W_q", "_W_k", "_W_v", "_rotary")
     _W_q: Matrix
     _W_k: Matrix
     _W_v: Matrix
+    _rotary: bool
 
-    def __init__(self, d_in: int, d_out: int, *, seed: int = 0) -> None:
+    def __init__(self, d_in: int, d_out: int, *, seed: int = 0, rotary: bool = False) -> None:
         checked_size(d_in, "d_in")
         checked_size(d_out, "d_out")
         checked_size(seed, "seed", minimum=0)
+        self._set("_rotary", checked_flag(rotary, "rotary"))
+        if rotary and d_out % 2:
+            raise ValueError(f"rotary=True needs an even d_out, got d_out={d_out}: RoPE turns "
+                             f"the numbers of each query and key two at a time")
         rng = random.Random(seed)  # this head's own generator: no global state
         limit = 1.0 / math.sqrt(d_in)
         self._set("_W_q", _uniform_matrix(rng, d_in, d_out, limit))  # (d_in, d_out)
@@ -195,8 +231,13 @@ class SingleHeadAttention(Frozen):
     def W_v(self) -> Matrix:
         return self._W_v
 
+    @property
+    def rotary(self) -> bool:
+        """True if the head rotates its queries and keys by position (RoPE)."""
+        return self._rotary
+
     def qkv(self, x: Matrix) -> tuple[Matrix, Matrix, Matrix]:
-        """The queries, keys and values of x (n, d_in): each (n, d_out)."""
+        """The queries, keys and values of x (n, d_in): each (n, d_out), before any RoPE."""
         if not isinstance(x, Matrix):
             raise TypeError(f"x must be a Matrix of shape (n, d_in) - one sequence; got "
                             f"{type(x).__name__} (for a Batch, call the head on each batch[b])")
@@ -205,14 +246,24 @@ class SingleHeadAttention(Frozen):
                              f"x needs d_in={self._W_q.shape[0]} columns, one per row of W_q")
         return x @ self._W_q, x @ self._W_k, x @ self._W_v
 
-    def __call__(self, x: Matrix, *, causal: bool = False) -> AttentionResult:
-        """Attention of the sequence x (n, d_in) over itself -> output (n, d_out)."""
-        queries, keys, values = self.qkv(x)
-        return scaled_dot_product_attention(queries, keys, values, causal=causal)
+    def __call__(
+        self, x: Matrix, *, causal: bool = False, bias: Matrix | None = None
+    ) -> AttentionResult:
+        """Attention of the sequence x (n, d_in) over itself -> output (n, d_out).
+
+        Row pos of x is the token at position pos. bias (n, n), if given, is
+        added to the scores (see `scaled_dot_product_attention`).
+        """
+        queries, keys, values = self.qkv(x)  # each (n, d_out)
+        if self._rotary:
+            queries = apply_rotary(queries)  # row pos turned by pos * theta_i
+            keys = apply_rotary(keys)  # the same angles: only j - i survives in q_i . k_j
+        return scaled_dot_product_attention(queries, keys, values, causal=causal, bias=bias)
 
     def __repr__(self) -> str:
         d_in, d_out = self._W_q.shape
-        return f"SingleHeadAttention(d_in={d_in}, d_out={d_out})"
+        rotary = ", rotary=True" if self._rotary else ""
+        return f"SingleHeadAttention(d_in={d_in}, d_out={d_out}{rotary})"
 
 
 def _uniform_matrix(rng: random.Random, rows: int, cols: int, limit: float) -> Matrix:

@@ -1,4 +1,4 @@
-"""Chapter 7 - the pipeline: every stage from text to attention, kept for inspection.
+"""Chapter 9 - the pipeline: every stage from text to attention, kept for inspection.
 
 Lecture 001's summary, as one function:
 
@@ -12,6 +12,22 @@ Lecture 001's summary, as one function:
 
 `run` returns a Trace holding all of them; `print(trace)` shows each stage
 with its shape and its first and last numbers.
+
+Five kinds of positions (`positions=`). Two add a vector to every token
+embedding at step 6; two leave the token embeddings alone and act inside
+attention at step 7 instead; one does nothing:
+
+    "sinusoidal"  + the fixed sin/cos table             (chapter 5)
+    "learned"     + a GPT-style table                   (chapter 5)
+    "rope"        the head rotates q and k by position  (chapter 7)
+    "alibi"       score(i, j) gets -m * |i - j|         (chapter 8)
+    "none"        nothing: attention is blind to order
+
+ALiBi's slope: the pipeline has one head, and the rule of Press et al. would
+give one head alibi_slopes(1) = [1/256], a bias of -0.02 at distance 5 -
+too gentle to see in a sentence. It takes m = 1/2 instead, the steepest of
+the paper's 8 heads (alibi_slopes(8)[0]), so the pull towards near tokens
+shows in the printed weights.
 
 Three tables are drawn at random, each with its own seed so that they differ:
 the token table uses `seed`, the learned position table `seed + 1`, and the
@@ -28,9 +44,11 @@ from minipe.display import short_list
 from minipe.embedding import Embedding
 from minipe.linalg import Matrix, format_matrix
 from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
+from minipe.relative import alibi_bias
 from minipe.tokenizer import Tokenizer, tokenize
 
-POSITION_KINDS = ("sinusoidal", "learned", "none")
+POSITION_KINDS = ("sinusoidal", "learned", "none", "rope", "alibi")
+ALIBI_SLOPE = 0.5  # alibi_slopes(8)[0], the steepest head of 8 (see above)
 WIDTH = 80  # print(trace) fits an 80-column terminal
 DEFAULT_TEXT = "The cat sat on the mat"
 
@@ -44,11 +62,12 @@ class Trace:
     token_ids: tuple[int, ...]
     vocab_size: int
     token_embeddings: Matrix  # (n, d_model)
-    position_encodings: Matrix | None  # (n, d_model); None when positions="none"
+    position_encodings: Matrix | None  # (n, d_model); None unless a table is added
     input_embeddings: Matrix  # (n, d_model)
     attention: AttentionResult  # weights (n, n), output (n, d_model)
     positions: str
     causal: bool
+    attention_bias: Matrix | None = None  # (n, n): ALiBi's bias; None for the others
 
     def __str__(self) -> str:
         n, d_model = self.input_embeddings.shape
@@ -73,24 +92,41 @@ class Trace:
             token, first, second = repeated
             lines.append(_clip(f"   {token!r} at positions {first} and {second}: same ID, "
                                f"same row - nothing tells them apart"))
-        if self.position_encodings is None:
-            lines.append("4. position encodings: none, so attention is blind to word order")
-            step_5 = "5. input embeddings = the token embeddings, unchanged"
-        else:
+        table = self.position_encodings
+        bias = self.attention_bias
+        step_5 = "5. input embeddings = the token embeddings, unchanged"
+        if table is not None:  # sinusoidal or learned: a vector added to each token
             lines += [
                 f"4. position encodings ({self.positions}), shape "
-                f"{self.position_encodings.shape}: row pos for position pos",
-                _indent(format_matrix(self.position_encodings, labels)),
+                f"{table.shape}: row pos for position pos",
+                _indent(format_matrix(table, labels)),
             ]
             step_5 = "5. input embeddings = token embeddings + position encodings"
+        elif self.positions == "rope":
+            lines += [
+                "4. position encodings: none added. RoPE rotates each query and key inside",
+                "   the head instead: pair i at position pos turns by pos * 10000^(-2i/d)",
+            ]
+        elif bias is not None:  # alibi
+            lines += [
+                "4. position encodings: none added. ALiBi adds -m * |i - j| to score(i, j)",
+                f"   instead, m = {ALIBI_SLOPE} (the steepest of 8 heads; alibi_slopes(1) "
+                f"= [1/256]",
+                f"   is too gentle to see). The bias, shape {bias.shape}:",
+                _indent(format_matrix(bias, labels)),
+            ]
+        else:
+            lines.append("4. position encodings: none, so attention is blind to word order")
         lines += [
             f"{step_5}, shape {self.input_embeddings.shape}",
             _indent(format_matrix(self.input_embeddings, labels)),
         ]
-        if repeated and self.position_encodings is not None:
+        if repeated and self.positions != "none":
             token, first, second = repeated
-            lines.append(_clip(f"   {token!r} at positions {first} and {second}: now two "
-                               f"different rows"))
+            apart = {"rope": "same row, but RoPE turns its q and k apart",
+                     "alibi": "same row; ALiBi tells them apart by distance"}
+            lines.append(_clip(f"   {token!r} at positions {first} and {second}: "
+                               + apart.get(self.positions, "now two different rows")))
         mask = "; causal: 0 above diagonal" if self.causal else ""
         lines += [
             f"6. attention weights, shape {self.attention.weights.shape}: "
@@ -136,8 +172,11 @@ def run(
     """Take `text` through every stage and keep them all.
 
     The vocabulary is built from `text` itself. positions is "sinusoidal"
-    (fixed), "learned" (a random table with one row per token of `text`), or
-    "none" (token embeddings go into attention as they are).
+    (fixed), "learned" (a random table with one row per token of `text`),
+    "rope" (the head rotates q and k; d_model must be even), "alibi" (a bias
+    -m * |i - j| on the scores, masked above the diagonal when causal), or
+    "none". With "rope", "alibi" and "none" the token embeddings go into
+    attention as they are.
 
     >>> trace = run("The cat sat on the mat", d_model=8)
     >>> trace.token_ids, trace.input_embeddings.shape
@@ -151,6 +190,9 @@ def run(
     if positions not in POSITION_KINDS:
         raise ValueError(f"positions must be one of {', '.join(POSITION_KINDS)}; "
                          f"got {positions!r}")
+    if positions == "rope" and d_model % 2:
+        raise ValueError(f"positions='rope' needs an even d_model, got {d_model}: RoPE turns "
+                         f"the numbers of each query and key two at a time")
     if not tokenize(text):
         raise ValueError(f"text {text!r} has no tokens: give some words, like {DEFAULT_TEXT!r}")
     tokenizer = Tokenizer.from_corpus(text)
@@ -168,15 +210,18 @@ def run(
         position_table = LearnedPositionalEmbedding(n, d_model, seed=seed + 1)
         position_encodings = position_table(n)  # (n, d_model)
     else:
-        position_encodings = None
+        position_encodings = None  # "none", "rope", "alibi": nothing is added
 
     if position_encodings is None:
         input_embeddings = token_embeddings
     else:
         input_embeddings = token_embeddings + position_encodings  # (n, d_model)
 
-    head = SingleHeadAttention(d_model, d_model, seed=seed + 2)
-    attention = head(input_embeddings, causal=causal)  # weights (n, n)
+    attention_bias = None
+    if positions == "alibi":
+        attention_bias = alibi_bias(n, ALIBI_SLOPE, causal=causal)  # (n, n): -m * |i - j|
+    head = SingleHeadAttention(d_model, d_model, seed=seed + 2, rotary=positions == "rope")
+    attention = head(input_embeddings, causal=causal, bias=attention_bias)  # weights (n, n)
 
     return Trace(
         text=text,
@@ -189,4 +234,5 @@ def run(
         attention=attention,
         positions=positions,
         causal=bool(causal),
+        attention_bias=attention_bias,
     )

@@ -15,6 +15,7 @@ from minipe import (
     ShapeError,
     SingleHeadAttention,
     Vector,
+    alibi_bias,
     allclose,
     scaled_dot_product_attention,
     sinusoidal_encoding,
@@ -223,3 +224,110 @@ def test_head_input_mistakes() -> None:
         SingleHeadAttention(0, 4)
     with pytest.raises(TypeError, match="d_out must be an int"):
         SingleHeadAttention(4, 2.5)  # type: ignore[arg-type]
+
+
+# --- positions inside attention: a bias on the scores, or rotated q and k ----------
+
+def test_bias_is_added_to_the_scores_before_the_softmax() -> None:
+    q = k = Matrix([[1, 0], [0, 1]])
+    v = Matrix([[1, 2], [3, 4]])
+    bias = Matrix([[0.0, 2.0], [-1.0, 0.5]])
+    result = scaled_dot_product_attention(q, k, v, bias=bias)
+    s = 1 / math.sqrt(2)  # the plain scores are [[s, 0], [0, s]], as in test_attention_by_hand
+    assert allclose(result.scores, [[s + 0.0, 0 + 2.0], [0 - 1.0, s + 0.5]])
+    assert allclose(result.weights[0], softmax_naive([s, 2.0]))
+    assert allclose(result.weights[1], softmax_naive([-1.0, s + 0.5]))
+
+
+def test_a_zero_bias_changes_nothing_and_minus_inf_hides_a_key() -> None:
+    x = Embedding(4, 4, seed=2).weight
+    plain = scaled_dot_product_attention(x, x, x)
+    assert scaled_dot_product_attention(x, x, x, bias=Matrix.zeros(4, 4)) == plain
+    # -inf above the diagonal is the causal mask, written as a bias
+    mask = Matrix([[0.0 if j <= i else -math.inf for j in range(4)] for i in range(4)])
+    assert scaled_dot_product_attention(x, x, x, bias=mask) == \
+        scaled_dot_product_attention(x, x, x, causal=True)
+
+
+def test_bias_mistakes() -> None:
+    a = Matrix.zeros(4, 8)
+    with pytest.raises(ShapeError, match=r"bias has shape \(3, 4\) but the scores have shape "
+                       r"\(4, 4\) \(queries, keys\): B\[i, j\] is added to score\(i, j\)"):
+        scaled_dot_product_attention(a, a, a, bias=Matrix.zeros(3, 4))
+    with pytest.raises(TypeError, match=r"bias must be a Matrix of shape \(4, 4\)"):
+        scaled_dot_product_attention(a, a, a, bias=[[0.0] * 4] * 4)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="the bias holds \\+inf or masks every key of row 0"):
+        scaled_dot_product_attention(a, a, a, bias=Matrix([[-math.inf] * 4] + [[0.0] * 4] * 3))
+
+
+def _rotate_by_hand(rows: list[list[float]]) -> list[list[float]]:
+    """Interleaved RoPE written out: pair (2i, 2i+1) of row pos turns by pos / 10000**(2i/d)."""
+    d = len(rows[0])
+    out = []
+    for pos, row in enumerate(rows):
+        turned = []
+        for i in range(d // 2):
+            a = pos / 10000 ** (2 * i / d)
+            x, y = row[2 * i], row[2 * i + 1]
+            turned += [x * math.cos(a) - y * math.sin(a), x * math.sin(a) + y * math.cos(a)]
+        out.append(turned)
+    return out
+
+
+def test_a_rotary_head_rotates_q_and_k_but_not_v() -> None:
+    x = Embedding(5, 6, seed=1).weight  # (5, 6)
+    plain = SingleHeadAttention(6, 4, seed=0)
+    rotary = SingleHeadAttention(6, 4, seed=0, rotary=True)
+    assert rotary.W_q == plain.W_q and rotary.W_v == plain.W_v  # the same seeded weights
+    q, k, v = plain.qkv(x)
+    expected = naive_attention(_rotate_by_hand(q.tolist()), _rotate_by_hand(k.tolist()),
+                               v.tolist())
+    assert allclose(rotary(x).output, expected, rel_tol=1e-12, abs_tol=1e-12)
+    assert not allclose(rotary(x).output, plain(x).output)
+    # token 0 is not turned at all: its query and key are the plain ones
+    assert allclose(rotary(x).scores[0, 0], plain(x).scores[0, 0])
+    assert rotary.rotary and not plain.rotary
+    assert repr(rotary) == "SingleHeadAttention(d_in=6, d_out=4, rotary=True)"
+
+
+def test_a_rotary_head_tells_repeated_tokens_apart() -> None:
+    same = Embedding(1, 8, seed=4).weight[0].tolist()
+    x = Matrix([same, same, same])  # one token three times: equal rows, nothing added
+    plain = SingleHeadAttention(d_in=8, d_out=8, seed=0)(x).weights
+    # without positions the three keys are one key: every row of weights is 1/3, 1/3, 1/3
+    assert allclose(plain, [[1 / 3] * 3] * 3)
+    # with RoPE key j is turned by j * theta_i: the three keys differ, and so do the weights
+    rotary = SingleHeadAttention(d_in=8, d_out=8, seed=0, rotary=True)(x).weights
+    for i in range(3):
+        assert not allclose(rotary[i], [1 / 3] * 3, abs_tol=1e-3)
+
+
+def test_rotary_head_mistakes() -> None:
+    with pytest.raises(ValueError, match="rotary=True needs an even d_out, got d_out=5"):
+        SingleHeadAttention(4, 5, rotary=True)
+    with pytest.raises(TypeError, match="rotary must be True or False, got 1"):
+        SingleHeadAttention(4, 4, rotary=1)  # type: ignore[arg-type]
+    assert SingleHeadAttention(4, 5).rotary is False  # odd d_out is fine without RoPE
+
+
+def test_with_rope_order_matters() -> None:
+    head = SingleHeadAttention(d_in=8, d_out=8, seed=0, rotary=True)
+    x = Embedding(5, 8, seed=3).weight  # nothing added: the rotation is inside the head
+    order = [3, 0, 4, 1, 2]
+    shuffled_then_attended = head(_permute_rows(x, order)).output
+    attended_then_shuffled = _permute_rows(head(x).output, order)
+    assert not allclose(shuffled_then_attended, attended_then_shuffled, abs_tol=1e-6)
+
+
+def test_with_alibi_order_matters() -> None:
+    head = SingleHeadAttention(d_in=8, d_out=8, seed=0)
+    x = Embedding(5, 8, seed=3).weight
+    bias = alibi_bias(5, 0.5, causal=False)  # the same bias, whichever token stands at i
+    order = [3, 0, 4, 1, 2]
+    shuffled_then_attended = head(_permute_rows(x, order), bias=bias).output
+    attended_then_shuffled = _permute_rows(head(x, bias=bias).output, order)
+    assert not allclose(shuffled_then_attended, attended_then_shuffled, abs_tol=1e-6)
+    # a bias that is the same for every pair (i, j) keeps attention blind to order
+    flat = Matrix([[0.3] * 5] * 5)
+    assert allclose(head(_permute_rows(x, order), bias=flat).output,
+                    _permute_rows(head(x, bias=flat).output, order), abs_tol=1e-12)

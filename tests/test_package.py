@@ -23,9 +23,11 @@ ALLOWED_IMPORTS = {
     "tokenizer": {"checks"},
     "embedding": {"broadcast", "checks", "linalg"},
     "positional": {"broadcast", "checks", "linalg", "embedding"},
-    "attention": {"broadcast", "checks", "linalg"},
+    "rotary": {"broadcast", "checks", "linalg"},
+    "relative": {"broadcast", "checks", "linalg", "embedding"},
+    "attention": {"broadcast", "checks", "linalg", "rotary"},
     "pipeline": {"broadcast", "checks", "linalg", "tokenizer", "embedding", "positional",
-                 "attention", "display"},
+                 "rotary", "relative", "attention", "display"},
     "__main__": {"pipeline"},
 }
 
@@ -81,7 +83,10 @@ def test_the_public_api_of_design_md() -> None:
     contract = ["Vector", "Matrix", "Batch", "allclose", "broadcast_shapes", "add", "Tokenizer",
                 "Embedding", "ShapeError", "sinusoidal_encoding", "LearnedPositionalEmbedding",
                 "relative_shift_matrix", "binary_encoding", "softmax",
-                "scaled_dot_product_attention", "SingleHeadAttention", "run"]
+                "scaled_dot_product_attention", "SingleHeadAttention", "run",
+                # issue 4: rotary and relative positions
+                "apply_rotary", "alibi_slopes", "alibi_bias", "t5_relative_bucket",
+                "clipped_relative_positions", "RelativePositionEmbedding"]
     for name in contract:
         assert hasattr(minipe, name), name
         assert name in minipe.__all__
@@ -105,6 +110,8 @@ def test_objects_cannot_be_changed_after_they_are_built() -> None:
                (minipe.Batch([[[1.0]]]), "_matrices"), (minipe.Embedding(2, 2), "_weight"),
                (minipe.LearnedPositionalEmbedding(2, 2), "_table"),
                (minipe.SingleHeadAttention(2, 2), "_W_q"),
+               (minipe.SingleHeadAttention(2, 2, rotary=True), "_rotary"),
+               (minipe.RelativePositionEmbedding(2, 2), "_table"),
                (minipe.Tokenizer.from_corpus("a b"), "_token_to_id")]
     for thing, name in objects:
         assert hasattr(thing, name)

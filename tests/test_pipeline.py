@@ -1,4 +1,4 @@
-"""Chapter 7: run(text) -> Trace, and python -m minipe."""
+"""Chapter 9: run(text) -> Trace, and python -m minipe."""
 
 from __future__ import annotations
 
@@ -10,8 +10,18 @@ from typing import Any
 
 import pytest
 
-from minipe import Embedding, Trace, allclose, run, sinusoidal_encoding
+from minipe import (
+    Embedding,
+    Matrix,
+    SingleHeadAttention,
+    Trace,
+    alibi_slopes,
+    allclose,
+    run,
+    sinusoidal_encoding,
+)
 from minipe.__main__ import main
+from minipe.pipeline import ALIBI_SLOPE
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -77,8 +87,10 @@ def test_the_same_seed_gives_the_same_trace() -> None:
     ({"text": 42}, TypeError, "text must be a str"),
     ({"text": "  "}, ValueError, "has no tokens"),
     ({"text": "a b", "d_model": 0}, ValueError, "d_model must be >= 1"),
-    ({"text": "a b", "positions": "rope"}, ValueError,
-     "positions must be one of sinusoidal, learned, none; got 'rope'"),
+    ({"text": "a b", "positions": "rotary"}, ValueError,
+     "positions must be one of sinusoidal, learned, none, rope, alibi; got 'rotary'"),
+    ({"text": "a b", "positions": "rope", "d_model": 7}, ValueError,
+     "positions='rope' needs an even d_model, got 7"),
     ({"text": "a b", "seed": -1}, ValueError, "seed must be >= 0"),
     ({"text": "a b", "causal": "no"}, TypeError, "causal must be True or False, got 'no'"),
 ])
@@ -128,7 +140,8 @@ def test_help_explains_every_option() -> None:
     done = subprocess.run([sys.executable, "-m", "minipe", "--help"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0
-    for option in ["--d-model", "--positions", "--seed", "--causal", "sinusoidal", "learned"]:
+    for option in ["--d-model", "--positions", "--seed", "--causal", "sinusoidal", "learned",
+                   "rope", "alibi"]:
         assert option in done.stdout
 
 
@@ -142,7 +155,7 @@ def test_trace_is_frozen() -> None:
 
 def test_long_text_still_fits_80_columns() -> None:
     words = ["supercalifragilisticexpialidocious"] * 3 + [f"word{i}" for i in range(120)]
-    for positions in ["sinusoidal", "none"]:
+    for positions in ["sinusoidal", "none", "rope", "alibi"]:
         text = str(run(" ".join(words), positions=positions, d_model=16))
         assert max(len(line) for line in text.splitlines()) <= 80
         assert "1. tokens: 123" in text
@@ -168,3 +181,90 @@ def test_the_minipe_command_is_python_dash_m_minipe() -> None:
         pytest.skip("minipe is not installed (pip install -e .) so it has no console script")
     scripts = {entry.name: entry.value for entry in entry_points(group="console_scripts")}
     assert scripts["minipe"] == "minipe.__main__:main"
+
+
+# --- rope and alibi: nothing added to the token embeddings ---------------------------
+
+def test_rope_adds_nothing_and_rotates_inside_the_head() -> None:
+    trace = run("The cat sat on the mat", positions="rope", seed=0)
+    assert trace.position_encodings is None
+    assert trace.attention_bias is None
+    assert trace.input_embeddings == trace.token_embeddings  # untouched
+    # the head is seed + 2's, with rotary=True; the plain head of positions="none" differs
+    rotary_head = SingleHeadAttention(8, 8, seed=2, rotary=True)
+    assert trace.attention == rotary_head(trace.token_embeddings)
+    plain = run("The cat sat on the mat", positions="none", seed=0)
+    assert not allclose(trace.attention.weights, plain.attention.weights)
+    # position 0 is not rotated: query 0 . key 0 is the same score as without positions
+    assert math.isclose(trace.attention.scores[0, 0], plain.attention.scores[0, 0])
+
+
+def test_rope_tells_the_two_thes_apart() -> None:
+    trace = run("The cat sat on the mat", positions="rope")
+    assert trace.input_embeddings[0] == trace.input_embeddings[4]  # same input row ...
+    assert not allclose(trace.attention.output[0], trace.attention.output[4])  # ... not output
+    none = run("The cat sat on the mat", positions="none")
+    assert none.attention.output[0] == none.attention.output[4]  # blind without positions
+
+
+def test_alibi_adds_minus_m_times_distance_to_the_scores() -> None:
+    assert ALIBI_SLOPE == alibi_slopes(8)[0] == 0.5  # the steepest of the paper's 8 heads
+    trace = run("The cat sat on the mat", positions="alibi", seed=0)
+    plain = run("The cat sat on the mat", positions="none", seed=0)  # same tokens, same head
+    assert trace.position_encodings is None
+    assert trace.input_embeddings == trace.token_embeddings
+    by_hand = [[-0.5 * abs(i - j) for j in range(6)] for i in range(6)]  # -m |i - j|
+    assert trace.attention_bias is not None
+    assert allclose(trace.attention_bias, by_hand)
+    assert allclose(trace.attention.scores, plain.attention.scores + Matrix(by_hand))
+    # after the softmax: weight(i, j) is the plain weight times exp(-0.5 |i - j|), rescaled
+    for i in range(6):
+        pulled = [plain.attention.weights[i, j] * math.exp(-0.5 * abs(i - j)) for j in range(6)]
+        assert allclose(trace.attention.weights[i], [w / sum(pulled) for w in pulled])
+
+
+def test_alibi_with_the_causal_mask() -> None:
+    trace = run("one two three", positions="alibi", causal=True)
+    assert trace.attention_bias is not None
+    assert trace.attention_bias.tolist() == [[0.0, -math.inf, -math.inf],
+                                             [-0.5, 0.0, -math.inf],
+                                             [-1.0, -0.5, 0.0]]
+    assert trace.attention.weights[0].tolist() == [1.0, 0.0, 0.0]
+    assert trace.attention.weights[1, 2] == 0.0
+
+
+def test_a_man_bites_a_dog_with_rope_and_alibi() -> None:
+    for positions in ["rope", "alibi"]:
+        first = run("A man bites a dog", positions=positions)
+        second = run("A dog bites a man", positions=positions)
+        # "man" at position 1, then at position 4: no longer the same output
+        assert not allclose(first.attention.output[1], second.attention.output[4],
+                            abs_tol=1e-6), positions
+
+
+def test_the_printout_says_what_rope_and_alibi_do_instead() -> None:
+    rope = str(run("The cat sat on the mat", positions="rope"))
+    assert "4. position encodings: none added. RoPE rotates each query and key inside" in rope
+    assert "pair i at position pos turns by pos * 10000^(-2i/d)" in rope
+    assert "5. input embeddings = the token embeddings, unchanged, shape (6, 8)" in rope
+    assert "'the' at positions 0 and 4: same row, but RoPE turns its q and k apart" in rope
+    alibi = str(run("The cat sat on the mat", positions="alibi"))
+    assert "ALiBi adds -m * |i - j| to score(i, j)" in alibi
+    assert "m = 0.5 (the steepest of 8 heads; alibi_slopes(1) = [1/256]" in alibi
+    assert "The bias, shape (6, 6):" in alibi
+    assert "5 mat  [-2.5000 -2.0000 -1.5000 -1.0000 -0.5000  0.0000]" in alibi  # -0.5 |5 - j|
+    for text in [rope, alibi, str(run("a b c", positions="alibi", causal=True, d_model=64))]:
+        assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_cli_positions_rope_and_alibi(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--positions", "rope"]) == 0
+    assert "positions=rope" in capsys.readouterr().out
+    assert main(["A dog bites a man", "--positions", "alibi", "--causal"]) == 0
+    out = capsys.readouterr().out
+    assert "positions=alibi, causal" in out
+    assert "ALiBi adds" in out
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--positions", "rope", "--d-model", "5"])
+    assert exit_info.value.code == 2
+    assert "positions='rope' needs an even d_model, got 5" in capsys.readouterr().err

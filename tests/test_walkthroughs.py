@@ -33,6 +33,21 @@ def _sinusoid_step(d_model: int) -> float:
     return math.sqrt(2 * (d_model // 2) - 2 * _sinusoid_dot(1, d_model))
 
 
+def _rope_score(q: list[float], k: list[float], offset: int) -> float:
+    """(R_m q) . (R_n k) with n - m = offset, d = 4, base 10000, worked pair by pair:
+    for q's pair (a, b) and k's pair (c, e), turning k by delta relative to q gives
+    (a c + b e) cos(delta) + (b c - a e) sin(delta), delta = offset * theta_i."""
+    score = 0.0
+    for i, theta in enumerate((1.0, 0.01)):  # theta_i = 10000**(-2i/4)
+        a, b = q[2 * i], q[2 * i + 1]
+        c, e = k[2 * i], k[2 * i + 1]
+        delta = offset * theta
+        score += (a * c + b * e) * math.cos(delta) + (b * c - a * e) * math.sin(delta)
+    return score
+
+
+ROPE_Q, ROPE_K = [1.0, 2.0, 3.0, 4.0], [0.5, -1.0, 2.0, 1.0]  # lesson 11's q and k
+
 # The numbers each lesson must print, and where each comes from.
 KEY_NUMBERS: dict[str, list[str]] = {
     "01_text_to_ids.py": [
@@ -115,6 +130,35 @@ KEY_NUMBERS: dict[str, list[str]] = {
         f"sin = {math.sin(10):7.4f}, cos = {math.cos(10):7.4f}",
         f"{1000 / (2 * math.pi):7.3f}",  # pos 1000, i = 0: 1000 / 2 pi turns
     ],
+
+    "11_rope_by_hand.py": [
+        # theta_i = 10000**(-2i/4): 1 and 0.01; at position 2 the angles are 2 and 0.02
+        "0  (0, 1)      1.0000     2.0000 rad",
+        "1  (2, 3)      0.0100     0.0200 rad",
+        # the issue's numbers (worked independently there): interleaved, half, norm sqrt(30)
+        "apply_rotary: [-2.2347  0.0770  2.9194  4.0592]",
+        "by hand:      [-2.2347  0.0770  2.9194  4.0592]",
+        "half layout:  [-3.1440  1.9196 -0.3391  4.0392]   norm 5.4772",
+        "put back: [-3.1440  1.9196 -0.3391  4.0392]",
+        f"|R_2 q|        = {math.sqrt(30):.4f}",
+        # |q + PE(2)| = |[1 + sin 2, 2 + cos 2, 3 + sin .02, 4 + cos .02]|
+        "|q + PE(2)|    = " + format(math.hypot(1 + math.sin(2), 2 + math.cos(2),
+                                               3 + math.sin(0.02), 4 + math.cos(0.02)), ".4f"),
+        # row m = 3 of the table: offsets n - m = -3 .. 1; on the diagonal q . k = 8.5
+        "   m=3  " + "".join(f"{_rope_score(ROPE_Q, ROPE_K, n - 3):9.4f}" for n in range(5)),
+        f"{_rope_score(ROPE_Q, ROPE_K, 0):9.4f}",  # 0.5 - 2 + 6 + 4 = 8.5
+        f"m=100, n=101: {_rope_score(ROPE_Q, ROPE_K, 1):.4f}",
+    ],
+    "12_absolute_vs_relative.py": [
+        "   sinusoidal  False                       False",
+        "   rope        True                        True",
+        "   alibi       True                        True",
+        # sliding the sentence 100 positions on cannot change what sees only i - j
+        "rope        largest change in a weight: 0.0000",
+        "alibi       largest change in a weight: 0.0000",
+        "context_length=4 rows (positions 0..3)",
+        "a larger penalty: -2.5 at 5",  # -0.5 * (5 - 0)
+    ],
 }
 
 
@@ -148,6 +192,24 @@ def test_lesson_runs_and_prints_its_key_numbers(path: Path) -> None:
     for number in KEY_NUMBERS.get(path.name, []):
         assert number in done.stdout, f"{path.name} does not print {number!r}"
     assert PROMPT not in done.stdout  # without --step it never pauses
+
+
+def test_lesson_12_weights_show_what_each_kind_does() -> None:
+    """The last token's weights, parsed from lesson 12: each row sums to 1; without
+    positions both 'the's (positions 0 and 4) get one weight; ALiBi's penalty -m (5 - j)
+    makes the weights grow towards the near end."""
+    output = _run(WALKTHROUGHS / "12_absolute_vs_relative.py").stdout
+    rows = {}
+    for kind in ("none", "sinusoidal", "rope", "alibi"):
+        line = next(line for line in output.splitlines()
+                    if line.split()[:1] == [kind] and len(line.split()) == 7)
+        rows[kind] = [float(value) for value in line.split()[1:]]
+    for kind, weights in rows.items():
+        assert math.isclose(sum(weights), 1.0, abs_tol=5e-4), kind
+    assert rows["none"][0] == rows["none"][4]  # 'the' is 'the', wherever it stands
+    for kind in ("sinusoidal", "rope", "alibi"):
+        assert rows[kind][0] != rows[kind][4], kind
+    assert rows["alibi"] == sorted(rows["alibi"])
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=[path.stem for path in LESSONS])

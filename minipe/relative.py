@@ -1,0 +1,266 @@
+"""Chapter 8 - relative positions: the score of query i and key j sees only j - i.
+
+Lectures 001-003 name the alternative to absolute positions: tell attention
+how far apart two tokens are, not where each one stands. Nothing is added to
+the token embeddings; instead score(i, j) gets a term that depends on the
+offset j - i alone (key position minus query position, positions from 0):
+
+    score(i, j) = q_i . k_j / sqrt(d_k) + bias(i, j)
+
+Three published ways to make that term, from the simplest:
+
+1. ALiBi (Press et al., 2022): bias(i, j) = -m * (i - j), a fixed penalty
+   growing with distance, with a different slope m for every head. Nothing
+   is learned, and it works unchanged past the training length.
+2. T5's buckets (Raffel et al., 2020): one learned number per bucket of
+   offsets - exact buckets for small distances, logarithmic ones up to
+   max_distance, the last bucket for everything farther.
+3. Clipped relative positions (Shaw et al., 2018): a learned vector a_c for
+   each clipped offset c = clip(j - i, -k, k), 2k + 1 of them; the score
+   gains q_i . a_c / sqrt(d_k).
+
+Chapter 7 (RoPE) reaches the same goal by rotating q and k; this chapter adds
+to the scores. Either way, `scaled_dot_product_attention(q, k, v, bias=...)`
+is where they meet attention.
+
+Left out: training the tables, Shaw's second table for the values (a^V),
+T5's per-layer sharing.
+"""
+
+from __future__ import annotations
+
+import math
+
+from minipe.broadcast import ShapeError
+from minipe.checks import Frozen, checked_flag, checked_number, checked_size
+from minipe.embedding import Embedding
+from minipe.linalg import Batch, Matrix
+
+# ---------------------------------------------------------------------------
+# 1. ALiBi: a fixed linear penalty on distance
+# ---------------------------------------------------------------------------
+
+
+def _geometric_slopes(num_heads: int) -> list[float]:
+    """2**(-8 (h + 1) / num_heads) for h = 0 .. num_heads - 1: from 2**(-8/n) to 2**-8."""
+    return [2 ** (-8 * (h + 1) / num_heads) for h in range(num_heads)]
+
+
+def alibi_slopes(num_heads: int) -> list[float]:
+    """One slope m per head, by the rule of Press et al. (2022).
+
+    For a power of two n, a geometric sequence that starts at 2**(-8/n) and
+    multiplies by the same number each step:
+
+    >>> alibi_slopes(8)     # 1/2, 1/4, ..., 1/256
+    [0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625]
+
+    For other n: the slopes of the power of two just below n, then every
+    other slope of twice that power, until there are n:
+
+    >>> alibi_slopes(6)     # alibi_slopes(4), then alibi_slopes(8)[0::2][:2]
+    [0.25, 0.0625, 0.015625, 0.00390625, 0.5, 0.125]
+
+    Steep heads look at the last few tokens; gentle ones see far back.
+    """
+    checked_size(num_heads, "num_heads")
+    power = 2 ** (num_heads.bit_length() - 1)  # the largest power of two <= num_heads
+    slopes = _geometric_slopes(power)
+    missing = num_heads - power
+    if missing:
+        slopes += _geometric_slopes(2 * power)[0::2][:missing]
+    return slopes
+
+
+def alibi_bias(seq_len: int, slope: float, *, causal: bool = True) -> Matrix:
+    """The ALiBi bias of one head, shape (seq_len, seq_len): entry (i, j) is added to score(i, j).
+
+        bias(i, j) = -slope * (i - j)     for j <= i (key j at or before query i)
+        bias(i, j) = -inf                 for j > i, when causal (the mask)
+        bias(i, j) = -slope * (j - i)     for j > i, when not causal
+
+    >>> alibi_bias(3, 0.5).tolist()
+    [[0.0, -inf, -inf], [-0.5, 0.0, -inf], [-1.0, -0.5, 0.0]]
+
+    The paper is causal; causal=False gives the symmetric -slope * |i - j|
+    that bidirectional encoders use. Because a softmax ignores a constant
+    added to a whole row, -slope * (i - j) and +slope * j give the same weights.
+    """
+    checked_size(seq_len, "seq_len")
+    slope = checked_number(slope, "slope")
+    if slope < 0 or math.isinf(slope):
+        raise ValueError(f"slope must be a finite number >= 0 (alibi_slopes gives one per "
+                         f"head, e.g. 0.5), got {slope}")
+    checked_flag(causal, "causal")
+    rows = []
+    for i in range(seq_len):
+        row = []
+        for j in range(seq_len):
+            if j > i and causal:
+                row.append(-math.inf)  # key j comes after query i: masked
+                continue
+            distance = abs(i - j)  # i - j for a key at or before the query
+            row.append(0.0 - slope * distance)  # -slope * |i - j|; 0.0 - ...: no -0.0
+        rows.append(tuple(row))
+    return Matrix._trusted(tuple(rows))  # (seq_len, seq_len)
+
+
+# ---------------------------------------------------------------------------
+# 2. T5: buckets of offsets, exact when near, logarithmic when far
+# ---------------------------------------------------------------------------
+
+
+def t5_relative_bucket(
+    relative_position: int,
+    *,
+    bidirectional: bool = True,
+    num_buckets: int = 32,
+    max_distance: int = 128,
+) -> int:
+    """The bucket of the offset relative_position = key position - query position.
+
+    Bidirectional (T5's encoder): half of the buckets for keys at or before
+    the query, half for keys after it. Within one half, of B = num_buckets / 2
+    buckets, the distance n = |relative_position| goes to
+
+        n < E                   bucket n (exact), where E = B // 2 (max_exact)
+        E <= n < max_distance   bucket E + floor(log(n / E) / log(max_distance / E) * (B - E))
+        n >= max_distance       bucket B - 1 (the last)
+
+    >>> [t5_relative_bucket(r) for r in [-200, -10, -1, 0, 1, 10, 200]]
+    [15, 8, 1, 0, 17, 24, 31]
+
+    Not bidirectional (T5's decoder): keys after the query are masked anyway,
+    so every offset > 0 falls in bucket 0, and all num_buckets count back.
+    Each bucket has a learned number per head, added to the scores.
+    """
+    if isinstance(relative_position, bool) or not isinstance(relative_position, int):
+        raise TypeError(f"relative_position must be an int (key position - query position), "
+                        f"got {relative_position!r}")
+    checked_flag(bidirectional, "bidirectional")
+    checked_size(num_buckets, "num_buckets")
+    checked_size(max_distance, "max_distance")
+    if bidirectional:
+        if num_buckets < 4 or num_buckets % 2:
+            raise ValueError(f"num_buckets must be even and >= 4 when bidirectional (half for "
+                             f"keys before the query, half after, each with an exact and a "
+                             f"logarithmic part), got {num_buckets}")
+        buckets = num_buckets // 2  # B: the buckets of one side
+        offset = buckets if relative_position > 0 else 0  # keys after the query: upper half
+        distance = abs(relative_position)
+    else:
+        if num_buckets < 2:
+            raise ValueError(f"num_buckets must be >= 2 (an exact and a logarithmic part), "
+                             f"got {num_buckets}")
+        buckets = num_buckets
+        offset = 0
+        distance = max(-relative_position, 0)  # keys after the query: all in bucket 0
+    max_exact = buckets // 2
+    if max_distance <= max_exact:
+        raise ValueError(f"max_distance must be more than the {max_exact} exact distances "
+                         f"0..{max_exact - 1} (num_buckets={num_buckets}), got {max_distance}")
+    if distance < max_exact:
+        return offset + distance  # an exact bucket
+    log_fraction = math.log(distance / max_exact) / math.log(max_distance / max_exact)
+    log_bucket = max_exact + int(log_fraction * (buckets - max_exact))
+    return offset + min(log_bucket, buckets - 1)  # everything past max_distance: the last
+
+
+# ---------------------------------------------------------------------------
+# 3. Shaw et al.: a learned vector per clipped offset
+# ---------------------------------------------------------------------------
+
+
+def clipped_relative_positions(seq_len: int, max_distance: int) -> tuple[tuple[int, ...], ...]:
+    """Entry (i, j) is clip(j - i, -k, k), k = max_distance: the offset, capped at k.
+
+    >>> for row in clipped_relative_positions(4, max_distance=2):
+    ...     print(row)
+    (0, 1, 2, 2)
+    (-1, 0, 1, 2)
+    (-2, -1, 0, 1)
+    (-2, -2, -1, 0)
+
+    Every diagonal holds one offset: the same for every query, wherever it
+    stands. Beyond k the exact distance no longer counts (Shaw et al. found
+    k = 16 as good as larger values, for translation).
+    """
+    checked_size(seq_len, "seq_len")
+    k = checked_size(max_distance, "max_distance")
+    rows = []
+    for i in range(seq_len):
+        row = tuple(max(-k, min(k, j - i)) for j in range(seq_len))  # clip(j - i, -k, k)
+        rows.append(row)
+    return tuple(rows)  # (seq_len, seq_len)
+
+
+class RelativePositionEmbedding(Frozen):
+    """Shaw et al.'s learned table: 2k + 1 vectors a_c, one per clipped offset c = -k .. k.
+
+    Row c + k holds a_c. The pair (query i, key j) uses a_c with
+    c = clip(j - i, -k, k), and its score gains q_i . a_c / sqrt(d_k):
+
+        score(i, j) = q_i . (k_j + a_c) / sqrt(d_k)
+
+    >>> table = RelativePositionEmbedding(max_distance=2, dim=4, seed=0)
+    >>> table.weight.shape          # 2k + 1 = 5 offsets: -2, -1, 0, 1, 2
+    (5, 4)
+    >>> table(3).shape              # a vector for every (i, j) of 3 tokens
+    (3, 3, 4)
+
+    Seeded N(0, 1) rows, like `Embedding`; never trained here.
+    """
+
+    __slots__ = ("_table", "_max_distance")
+    _table: Embedding
+    _max_distance: int
+
+    def __init__(self, max_distance: int, dim: int, *, seed: int = 0) -> None:
+        k = checked_size(max_distance, "max_distance")
+        self._set("_max_distance", k)
+        self._set("_table", Embedding(2 * k + 1, dim, seed=seed))  # (2k + 1, dim)
+
+    @property
+    def max_distance(self) -> int:
+        return self._max_distance
+
+    @property
+    def dim(self) -> int:
+        return self._table.dim
+
+    @property
+    def weight(self) -> Matrix:
+        """The table, shape (2k + 1, dim): row c + k is a_c, for offset c = -k .. k."""
+        return self._table.weight
+
+    def __call__(self, seq_len: int) -> Batch:
+        """a_(clip(j - i)) for every query i and key j: shape (seq_len, seq_len, dim)."""
+        k = self._max_distance
+        offsets = clipped_relative_positions(seq_len, k)  # (seq_len, seq_len)
+        per_query = []
+        for i, row in enumerate(offsets):
+            rows_of_table = [c + k for c in row]  # offset c is row c + k
+            per_query.append(self._table.lookup(rows_of_table, where=f"offsets of query {i}"))
+        return Batch._trusted(tuple(per_query))  # (seq_len, seq_len, dim)
+
+    def bias(self, q: Matrix) -> Matrix:
+        """Shaw's extra score term q_i . a_(clip(j - i)) / sqrt(d_k): shape (n, n), for
+        `scaled_dot_product_attention(q, k, v, bias=table.bias(q))`."""
+        if not isinstance(q, Matrix):
+            raise TypeError(f"q must be a Matrix of queries, shape (n, d_k), "
+                            f"got {type(q).__name__}")
+        n, d_k = q.shape
+        if d_k != self.dim:
+            raise ShapeError(f"q has shape {q.shape} but the table's vectors have dim="
+                             f"{self.dim}: each q_i . a_c needs d_k == dim")
+        vectors = self(n)  # (n, n, d_k)
+        sqrt_d_k = math.sqrt(d_k)
+        rows = []
+        for i in range(n):
+            q_i = q[i]
+            row = tuple(q_i.dot(a_ij) / sqrt_d_k for a_ij in vectors[i])  # q_i . a_ij / sqrt(d_k)
+            rows.append(row)
+        return Matrix._trusted(tuple(rows))  # (n, n)
+
+    def __repr__(self) -> str:
+        return f"RelativePositionEmbedding(max_distance={self.max_distance}, dim={self.dim})"
