@@ -32,6 +32,10 @@ KINDS = {
 }
 
 
+def _sentence(kind: str) -> str:
+    return KINDS[kind][0].upper() + KINDS[kind][1:] + "."
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m minipe.plot",
@@ -42,29 +46,31 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run `python -m minipe.plot KIND --help` for the options of each kind.")
     kinds = parser.add_subparsers(dest="kind", required=True, metavar="KIND",
                                   title="kinds (one of)")
-    pe = kinds.add_parser("pe", help=KINDS["pe"], description=KINDS["pe"] + ".")
+    pe = kinds.add_parser("pe", help=KINDS["pe"], description=_sentence("pe"))
     pe.add_argument("--positions", type=int, default=64, metavar="N",
                     help="number of positions, the rows (default: 64)")
     pe.add_argument("--d-model", type=int, default=32, metavar="D",
                     help="number of dimensions, the columns (default: 32)")
-    wave = kinds.add_parser("curves", help=KINDS["curves"], description=KINDS["curves"] + ".")
+    wave = kinds.add_parser("curves", help=KINDS["curves"], description=_sentence("curves"))
     wave.add_argument("--dims", type=int, nargs="+", default=[0, 1, 8, 16], metavar="J",
                       help="the columns to draw, 0 .. d_model-1; even j is a sine, odd j a "
                       "cosine (default: 0 1 8 16, which divide pos by 1, 1, 10 and 100)")
     wave.add_argument("--positions", type=int, default=64, metavar="N",
                       help="draw pos = 0 .. N-1 (default: 64)")
-    wave.add_argument("--d-model", type=int, default=32, metavar="D", help="(default: 32)")
-    dot = kinds.add_parser("dot", help=KINDS["dot"], description=KINDS["dot"] + ".")
+    wave.add_argument("--d-model", type=int, default=32, metavar="D",
+                      help="width of the table (default: 32)")
+    dot = kinds.add_parser("dot", help=KINDS["dot"], description=_sentence("dot"))
     dot.add_argument("--max-offset", type=int, default=64, metavar="K",
                      help="draw k = 0 .. K (default: 64)")
     dot.add_argument("--at", type=int, nargs="+", default=[0, 10], metavar="P",
                      help="the starting positions p, one line each (default: 0 10)")
-    dot.add_argument("--d-model", type=int, default=32, metavar="D", help="(default: 32)")
+    dot.add_argument("--d-model", type=int, default=32, metavar="D",
+                     help="width of each PE vector (default: 32)")
     for sub in (pe, wave, dot):
         sub.add_argument("--base", type=float, default=10000.0,
                          help="the base of the formula (default: 10000, as in the paper)")
     attention = kinds.add_parser("attention", help=KINDS["attention"],
-                                 description=KINDS["attention"] + ".")
+                                 description=_sentence("attention"))
     attention.add_argument("text", nargs="?", default=DEFAULT_TEXT,
                            help=f"the text to run (default: {DEFAULT_TEXT!r})")
     attention.add_argument("--d-model", type=int, default=8, metavar="N",
