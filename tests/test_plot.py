@@ -18,6 +18,8 @@ import pytest
 
 from minipe import Matrix, ShapeError, run, sinusoidal_encoding
 from minipe.plot import (
+    Heatmap,
+    LineChart,
     attention_weights,
     curves,
     dot_products,
@@ -137,6 +139,21 @@ def test_text_is_escaped_so_a_token_cannot_break_the_xml() -> None:
     assert 'tokens like "<|endoftext|>" & co' in words
 
 
+def test_a_figure_keeps_its_own_copy() -> None:
+    rows = [[0.0, 1.0], [2.0, 3.0]]
+    labels = ["a", "b"]
+    figure = Heatmap(rows, title="t", x_name="x", y_name="y",  # type: ignore[arg-type]
+                     row_labels=labels)  # type: ignore[arg-type]
+    rows[0][0] = 99.0  # changing the caller's lists changes nothing inside
+    labels[0] = "z"
+    assert figure.table == Matrix([[0.0, 1.0], [2.0, 3.0]]) and figure.row_labels == ("a", "b")
+    with pytest.raises(ValueError, match="row_labels must be a list of 2 labels"):
+        Heatmap(Matrix(rows), title="t", x_name="x", y_name="y", row_labels=("a",))
+    chart = LineChart([0, 1], {"line": [2, 3]}, title="t", x_name="x",  # type: ignore[arg-type]
+                      y_name="y")
+    assert chart.series == (("line", (2.0, 3.0)),) and chart.x == (0.0, 1.0)
+
+
 def test_the_same_input_gives_the_same_bytes() -> None:
     assert pe_table(16, 8).svg() == pe_table(16, 8).svg()
     assert curves().svg() == curves().svg()
@@ -205,9 +222,10 @@ def test_colour_only_for_a_terminal_without_no_color(monkeypatch: pytest.MonkeyP
     assert use_color(Terminal()) and not use_color(io.StringIO())  # a pipe, a file
     monkeypatch.setenv("NO_COLOR", "1")
     assert not use_color(Terminal())
-    coloured = heatmap_text(sinusoidal_encoding(300, 64), width=60, color=True)
-    assert "\x1b[48;5;" in coloured
-    assert all(len(ANSI.sub("", line)) <= 60 for line in coloured.splitlines())
+    for width in (24, 60):
+        coloured = heatmap_text(sinusoidal_encoding(300, 64), width=width, color=True)
+        assert "\x1b[48;5;" in coloured
+        assert all(len(ANSI.sub("", line)) <= width for line in coloured.splitlines())
 
 
 def test_text_line_chart_fits_and_names_its_lines() -> None:
@@ -216,7 +234,7 @@ def test_text_line_chart_fits_and_names_its_lines() -> None:
     assert all(len(line) <= 70 for line in lines)
     assert [line[0] for line in lines[-4:]] == ["*", "o", "+", "x"]  # one marker per series
     top = lines[1]  # the highest value, 1.0, is reached by sin(pos) near pos = 8 and 14
-    assert top.split("|")[0].strip() == "1" and "*" in top
+    assert top.split("|")[0].strip() == "1.00" and "*" in top
     assert "\x1b" not in picture
 
 

@@ -22,7 +22,7 @@ from minipe.checks import checked_size
 from minipe.linalg import Matrix
 from minipe.pipeline import Trace
 from minipe.plot.svg import heatmap_svg, line_chart_svg
-from minipe.plot.table import MAX_SERIES
+from minipe.plot.table import MAX_SERIES, checked_series, checked_table
 from minipe.plot.terminal import heatmap_text, line_chart_text
 from minipe.positional import sinusoidal_denominators, sinusoidal_encoding
 
@@ -41,12 +41,27 @@ class Heatmap:
     row_labels: tuple[str, ...] | None = None  # one per row, e.g. the tokens
     col_labels: tuple[str, ...] | None = None
 
+    def __post_init__(self) -> None:
+        """Check what the caller gave, and copy it: a list of rows becomes a Matrix."""
+        _check_words(self.title, self.x_name, self.y_name, self.subtitle)
+        table = Matrix._trusted(checked_table(self.table))  # (rows, columns)
+        object.__setattr__(self, "table", table)
+        for name, size in (("row_labels", table.shape[0]), ("col_labels", table.shape[1])):
+            labels = getattr(self, name)
+            if labels is None:
+                continue
+            if isinstance(labels, str) or len(labels) != size:
+                raise ValueError(f"{name} must be a list of {size} labels, one each")
+            object.__setattr__(self, name, tuple(str(label) for label in labels))
+
     def svg(self, *, max_cells: int = 128) -> str:
+        """The SVG text; write it with write_svg(path, figure.svg())."""
         return heatmap_svg(self.table, title=self.title, subtitle=self.subtitle,
                            x_name=self.x_name, y_name=self.y_name, row_labels=self.row_labels,
                            col_labels=self.col_labels, max_cells=max_cells)
 
     def text(self, *, width: int = 80, color: bool = False) -> str:
+        """The picture in characters, for print(); color=True for ANSI colours."""
         return heatmap_text(self.table, width=width, color=color, title=self.title,
                             row_labels=self.row_labels, x_name=self.x_name, y_name=self.y_name)
 
@@ -62,11 +77,20 @@ class LineChart:
     y_name: str
     subtitle: str = ""
 
+    def __post_init__(self) -> None:
+        """Check what the caller gave, and copy it into tuples."""
+        _check_words(self.title, self.x_name, self.y_name, self.subtitle)
+        x, ys_by_name = checked_series(self.x, dict(self.series))
+        object.__setattr__(self, "x", x)
+        object.__setattr__(self, "series", tuple(ys_by_name.items()))
+
     def svg(self) -> str:
+        """The SVG text; write it with write_svg(path, figure.svg())."""
         return line_chart_svg(self.x, dict(self.series), title=self.title,
                               subtitle=self.subtitle, x_name=self.x_name, y_name=self.y_name)
 
     def text(self, *, width: int = 80, height: int = 20) -> str:
+        """The chart in characters, one marker per line, for print()."""
         return line_chart_text(self.x, dict(self.series), width=width, height=height,
                                title=self.title, x_name=self.x_name)
 
@@ -157,6 +181,12 @@ def attention_weights(trace: Trace) -> Heatmap:
                    subtitle=f"row i: how much token i attends to token j; each row sums to 1 "
                    f"({settings})", x_name="key: token j", y_name="query: token i",
                    row_labels=labels, col_labels=labels)
+
+
+def _check_words(*words: object) -> None:
+    for word in words:
+        if not isinstance(word, str):
+            raise TypeError(f"a figure's title, subtitle and axis names are str, got {word!r}")
 
 
 def _checked_list(values: object, name: str, what: str) -> tuple[int, ...]:

@@ -25,6 +25,8 @@ from minipe.plot.table import (
     checked_series,
     checked_table,
     downsample,
+    nice_step,
+    number_text,
     shade_fraction,
     value_range,
 )
@@ -94,10 +96,11 @@ def heatmap_text(table: Table, *, width: int = 80, height: int = 64, color: bool
     low, high = f"{lowest:.4g}", f"{highest:.4g}"
     if color:
         ramp = "".join(ansi_background(step / 10) + " " for step in range(11)) + RESET
-        legend = f"legend: {low} (lowest) {ramp} {high} (highest)"
+        lines.append("legend: " + ramp)  # 19 characters wide on screen
+        legend = f"blue = {low} (lowest), white = the middle, red = {high} (highest)"
     else:
         legend = f"legend: ' ' = {low} (lowest)  ░ ▒ ▓  █ = {high} (highest); 5 equal steps"
-    lines += _wrapped(legend, width) if not color else [legend]
+    lines += _wrapped(legend, width)
     lines += _wrapped(f"rows: {y_name} (0..{n_rows - 1}), top to bottom; "
                       f"columns: {x_name} (0..{n_cols - 1}), left to right", width)
     return "\n".join(lines)
@@ -136,7 +139,8 @@ def line_chart_text(x: Sequence[float], series: Mapping[str, Sequence[float]], *
     highest = max(max(ys) for ys in ys_by_name.values())
     if highest == lowest:
         lowest, highest = lowest - 1.0, highest + 1.0
-    y_labels = [f"{highest:.3g}", f"{(lowest + highest) / 2:.3g}", f"{lowest:.3g}"]
+    step = nice_step(highest - lowest) / 10  # one more decimal than round ticks would need
+    y_labels = [number_text(y, step) for y in (highest, (lowest + highest) / 2, lowest)]
     label_width = max(map(len, y_labels))
     plot_width = width - label_width - 2  # "label |" then the plot
     canvas = [[" "] * plot_width for _ in range(height)]
