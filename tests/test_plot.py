@@ -252,6 +252,8 @@ def test_text_line_chart_fits_and_names_its_lines() -> None:
     (lambda: heatmap_svg([[1.0]], title="t", max_cells=0), ValueError, "max_cells must be >= 1"),
     (lambda: heatmap_svg([[1.0], [2.0]], title="t", row_labels=["a"]), ValueError,
      "row_labels must be a list of 2 labels"),
+    (lambda: heatmap_svg([[1.0]], title=None), TypeError,  # type: ignore[arg-type]
+     "title must be a str, got None"),
     (lambda: line_chart_svg([0, 1], {"a": [1.0]}, title="t"), ShapeError, "1 values for 2 x"),
     (lambda: line_chart_svg([0, 1], {"a": [1.0, math.inf]}, title="t"), ValueError, "finite"),
     (lambda: line_chart_svg([1, 0], {"a": [1.0, 2.0]}, title="t"), ValueError, "increase"),

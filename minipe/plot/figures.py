@@ -21,7 +21,7 @@ from typing import Sequence
 from minipe.checks import checked_size
 from minipe.linalg import Matrix
 from minipe.pipeline import Trace
-from minipe.plot.svg import heatmap_svg, line_chart_svg
+from minipe.plot.svg import checked_words, heatmap_svg, line_chart_svg
 from minipe.plot.table import MAX_SERIES, checked_series, checked_table
 from minipe.plot.terminal import heatmap_text, line_chart_text
 from minipe.positional import sinusoidal_denominators, sinusoidal_encoding
@@ -43,7 +43,8 @@ class Heatmap:
 
     def __post_init__(self) -> None:
         """Check what the caller gave, and copy it: a list of rows becomes a Matrix."""
-        _check_words(self.title, self.x_name, self.y_name, self.subtitle)
+        checked_words(title=self.title, x_name=self.x_name, y_name=self.y_name,
+                      subtitle=self.subtitle)
         table = Matrix._trusted(checked_table(self.table))  # (rows, columns)
         object.__setattr__(self, "table", table)
         for name, size in (("row_labels", table.shape[0]), ("col_labels", table.shape[1])):
@@ -79,7 +80,8 @@ class LineChart:
 
     def __post_init__(self) -> None:
         """Check what the caller gave, and copy it into tuples."""
-        _check_words(self.title, self.x_name, self.y_name, self.subtitle)
+        checked_words(title=self.title, x_name=self.x_name, y_name=self.y_name,
+                      subtitle=self.subtitle)
         x, ys_by_name = checked_series(self.x, dict(self.series))
         object.__setattr__(self, "x", x)
         object.__setattr__(self, "series", tuple(ys_by_name.items()))
@@ -181,12 +183,6 @@ def attention_weights(trace: Trace) -> Heatmap:
                    subtitle=f"row i: how much token i attends to token j; each row sums to 1 "
                    f"({settings})", x_name="key: token j", y_name="query: token i",
                    row_labels=labels, col_labels=labels)
-
-
-def _check_words(*words: object) -> None:
-    for word in words:
-        if not isinstance(word, str):
-            raise TypeError(f"a figure's title, subtitle and axis names are str, got {word!r}")
 
 
 def _checked_list(values: object, name: str, what: str) -> tuple[int, ...]:

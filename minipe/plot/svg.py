@@ -46,6 +46,7 @@ LINE_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
 DASHES = ("", "8 4", "2 3", "10 3 2 3")  # a second cue besides colour, for overlapping lines
 FONT = 'font-family="sans-serif" font-size="12"'
 CHAR = 7.0  # about how wide one character of 12 px sans-serif is
+LABEL_LENGTH = 16  # longer row and column labels are cut, so the grid keeps its room
 TITLED_CELLS = 4096  # up to this many cells, each carries its value as a hover <title>
 
 
@@ -91,10 +92,10 @@ def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str
     """
     rows = checked_table(table)
     checked_size(max_cells, "max_cells")
+    checked_words(title=title, x_name=x_name, y_name=y_name, subtitle=subtitle)
     n_rows, n_cols = len(rows), len(rows[0])
-    for labels, size, axis in ((row_labels, n_rows, "row"), (col_labels, n_cols, "column")):
-        if labels is not None and (isinstance(labels, str) or len(labels) != size):
-            raise ValueError(f"{axis}_labels must be a list of {size} labels, one per {axis}")
+    row_labels = _checked_labels(row_labels, n_rows, "row")
+    col_labels = _checked_labels(col_labels, n_cols, "column")
     cells, row_starts, col_starts, note = downsample(rows, max_cells, max_cells)
     lowest, highest = value_range(rows)
     subtitles = [line for line in (subtitle, note) if line]
@@ -163,6 +164,22 @@ def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str
     return "\n".join(lines) + "\n"
 
 
+def checked_words(**words: object) -> None:
+    """Titles and axis names must be str: they are written into the picture."""
+    for name, word in words.items():
+        if not isinstance(word, str):
+            raise TypeError(f"{name} must be a str, got {word!r}")
+
+
+def _checked_labels(labels: Sequence[str] | None, size: int, axis: str) -> list[str] | None:
+    """One label per row (or column) as str, each cut to LABEL_LENGTH characters."""
+    if labels is None:
+        return None
+    if isinstance(labels, str) or not isinstance(labels, Sequence) or len(labels) != size:
+        raise ValueError(f"{axis}_labels must be a list of {size} labels, one per {axis}")
+    return [str(label)[:LABEL_LENGTH] for label in labels]
+
+
 def _colour_bar(x: float, top: float, height: float, lowest: float, highest: float) -> list[str]:
     """A vertical bar, highest value at the top, with three numbers beside it."""
     stops = [f'<stop offset="{offset}" stop-color="{color(t)}"/>'
@@ -189,6 +206,7 @@ def line_chart_svg(x: Sequence[float], series: Mapping[str, Sequence[float]], *,
     (1, True)
     """
     xs, ys_by_name = checked_series(x, series)
+    checked_words(title=title, x_name=x_name, y_name=y_name, subtitle=subtitle)
     x_ticks = nice_ticks(xs[0], xs[-1])
     y_step = nice_step(max(map(max, ys_by_name.values())) - min(map(min, ys_by_name.values())))
     y_low = y_step * math.floor(min(map(min, ys_by_name.values())) / y_step)
