@@ -29,6 +29,14 @@ ALLOWED_IMPORTS = {
     "pipeline": {"broadcast", "checks", "linalg", "tokenizer", "embedding", "positional",
                  "rotary", "relative", "attention", "display"},
     "__main__": {"pipeline"},
+    # chapter 8, the pictures: a package of small modules (minipe/plot/)
+    "plot.table": {"broadcast", "checks", "linalg"},
+    "plot.terminal": {"broadcast", "checks", "plot.table"},
+    "plot.svg": {"checks", "plot.table"},
+    "plot.figures": {"checks", "linalg", "positional", "pipeline", "plot.table", "plot.svg",
+                     "plot.terminal"},
+    "plot": {"plot.figures", "plot.svg", "plot.terminal"},
+    "plot.__main__": {"pipeline", "plot.figures", "plot.svg", "plot.terminal"},
 }
 
 
@@ -50,20 +58,32 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
+def _module_name(path: Path) -> str:
+    """minipe/linalg.py -> 'linalg'; minipe/plot/svg.py -> 'plot.svg'; a package's
+    __init__.py -> the package: minipe/plot/__init__.py -> 'plot'."""
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _module_path(module: str) -> Path:
+    path = PACKAGE.joinpath(*module.split("."))
+    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+
+
 def test_every_chapter_is_in_the_module_map() -> None:
-    chapters = {path.stem for path in PACKAGE.glob("*.py")} - {"__init__"}
+    chapters = {_module_name(path) for path in PACKAGE.rglob("*.py")} - {""}
     assert chapters == set(ALLOWED_IMPORTS)
 
 
 def test_imports_point_one_way() -> None:
     for chapter, allowed in ALLOWED_IMPORTS.items():
-        imported = {name.split(".")[1] for name in _imports(PACKAGE / f"{chapter}.py")
+        imported = {name.removeprefix("minipe.") for name in _imports(_module_path(chapter))
                     if name.startswith("minipe.")}
-        assert imported <= allowed, f"{chapter}.py imports {sorted(imported - allowed)}"
+        assert imported <= allowed, f"{chapter} imports {sorted(imported - allowed)}"
 
 
 def test_only_the_standard_library_at_run_time() -> None:
-    for path in PACKAGE.glob("*.py"):
+    for path in PACKAGE.rglob("*.py"):
         for name in _imports(path):
             top = name.split(".")[0]
             assert top == "minipe" or top in sys.stdlib_module_names or top == "__future__", \
@@ -73,6 +93,17 @@ def test_only_the_standard_library_at_run_time() -> None:
 def test_importing_prints_nothing_and_leaves_global_random_alone() -> None:
     script = ("import random; random.seed(1); before = random.random(); random.seed(1); "
               "import minipe; assert random.random() == before")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "" and done.stderr == ""
+
+
+def test_importing_minipe_leaves_the_pictures_out() -> None:
+    # the pictures are a package of their own: `from minipe.plot import ...`
+    script = ("import sys, minipe; assert 'minipe.plot' not in sys.modules; "
+              "import random; random.seed(1); before = random.random(); random.seed(1); "
+              "import minipe.plot; assert random.random() == before")
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr

@@ -1,0 +1,198 @@
+"""The lectures' pictures: the PE table, its waves, PE(p) · PE(p + k), attention weights.
+
+Each function returns a figure - the numbers and the words around them - that
+can be drawn two ways:
+
+    figure = pe_table(64, 32)
+    print(figure.text())                                 # in the terminal
+    write_svg("pe.svg", figure.svg())                    # as a picture
+
+`curves` draws the plot lecture 003 leaves as a hole ("[Insert Plot: Multiple
+sine/cosine curves demonstrating frequency changes]"): column j of the table
+is a wave in pos, and its wavelength 2*pi * base**(2i / d_model) grows with i.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+from minipe.checks import checked_size
+from minipe.linalg import Matrix
+from minipe.pipeline import Trace
+from minipe.plot.svg import checked_words, heatmap_svg, line_chart_svg
+from minipe.plot.table import MAX_SERIES, checked_series, checked_table
+from minipe.plot.terminal import heatmap_text, line_chart_text
+from minipe.positional import sinusoidal_denominators, sinusoidal_encoding
+
+PE_FORMULA = "PE(pos, 2i) = sin(pos / base^(2i/d_model)), PE(pos, 2i+1) = cos(same angle)"
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    """A table to draw as coloured cells, with its title and axis names."""
+
+    table: Matrix  # (rows, columns)
+    title: str
+    x_name: str
+    y_name: str
+    subtitle: str = ""
+    row_labels: tuple[str, ...] | None = None  # one per row, e.g. the tokens
+    col_labels: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        """Check what the caller gave, and copy it: a list of rows becomes a Matrix."""
+        checked_words(title=self.title, x_name=self.x_name, y_name=self.y_name,
+                      subtitle=self.subtitle)
+        table = Matrix._trusted(checked_table(self.table))  # (rows, columns)
+        object.__setattr__(self, "table", table)
+        for name, size in (("row_labels", table.shape[0]), ("col_labels", table.shape[1])):
+            labels = getattr(self, name)
+            if labels is None:
+                continue
+            if isinstance(labels, str) or len(labels) != size:
+                raise ValueError(f"{name} must be a list of {size} labels, one each")
+            object.__setattr__(self, name, tuple(str(label) for label in labels))
+
+    def svg(self, *, max_cells: int = 128) -> str:
+        """The SVG text; write it with write_svg(path, figure.svg())."""
+        return heatmap_svg(self.table, title=self.title, subtitle=self.subtitle,
+                           x_name=self.x_name, y_name=self.y_name, row_labels=self.row_labels,
+                           col_labels=self.col_labels, max_cells=max_cells)
+
+    def text(self, *, width: int = 80, color: bool = False) -> str:
+        """The picture in characters, for print(); color=True for ANSI colours."""
+        return heatmap_text(self.table, width=width, color=color, title=self.title,
+                            row_labels=self.row_labels, x_name=self.x_name, y_name=self.y_name)
+
+
+@dataclass(frozen=True, repr=False)
+class LineChart:
+    """Named lines over one x axis, with a title and axis names."""
+
+    x: tuple[float, ...]
+    series: tuple[tuple[str, tuple[float, ...]], ...]  # (name, one y per x), in legend order
+    title: str
+    x_name: str
+    y_name: str
+    subtitle: str = ""
+
+    def __post_init__(self) -> None:
+        """Check what the caller gave, and copy it into tuples."""
+        checked_words(title=self.title, x_name=self.x_name, y_name=self.y_name,
+                      subtitle=self.subtitle)
+        x, ys_by_name = checked_series(self.x, dict(self.series))
+        object.__setattr__(self, "x", x)
+        object.__setattr__(self, "series", tuple(ys_by_name.items()))
+
+    def svg(self) -> str:
+        """The SVG text; write it with write_svg(path, figure.svg())."""
+        return line_chart_svg(self.x, dict(self.series), title=self.title,
+                              subtitle=self.subtitle, x_name=self.x_name, y_name=self.y_name)
+
+    def text(self, *, width: int = 80, height: int = 20) -> str:
+        """The chart in characters, one marker per line, for print()."""
+        return line_chart_text(self.x, dict(self.series), width=width, height=height,
+                               title=self.title, x_name=self.x_name)
+
+    def __repr__(self) -> str:
+        names = [name for name, _ in self.series]
+        return f"LineChart({self.title!r}, points={len(self.x)}, series={names})"
+
+
+def pe_table(num_positions: int = 64, d_model: int = 32, *, base: float = 10000.0) -> Heatmap:
+    """The sinusoidal table, row pos for position pos: fast waves on the left, slow on the right.
+
+    >>> pe_table(64, 32).table.shape
+    (64, 32)
+    """
+    table = sinusoidal_encoding(num_positions, d_model, base=base)  # (num_positions, d_model)
+    return Heatmap(table, title=f"Sinusoidal position encodings: {num_positions} positions x "
+                   f"{d_model} dimensions", subtitle=f"{PE_FORMULA}, base = {base:g}",
+                   x_name="dimension j (even j: sine, odd j: cosine)", y_name="position pos")
+
+
+def curves(dims: Sequence[int] = (0, 1, 8, 16), num_positions: int = 64, d_model: int = 32,
+           *, base: float = 10000.0) -> LineChart:
+    """Columns `dims` of the table as waves over pos = 0 .. num_positions - 1.
+
+    >>> [name for name, _ in curves((0, 16), 8, 32).series]
+    ['PE(pos, 0) = sin(pos / 1), wavelength 6.28', 'PE(pos, 16) = sin(pos / 100), wavelength 628']
+    """
+    checked_size(d_model, "d_model")
+    checked = _checked_list(dims, "dims", "dimension")
+    for j in checked:
+        if j >= d_model:
+            raise ValueError(f"dimension {j} is out of range: d_model = {d_model} has "
+                             f"dimensions 0..{d_model - 1}")
+    table = sinusoidal_encoding(num_positions, d_model, base=base).T  # (d_model, num_positions)
+    denominators = sinusoidal_denominators(d_model, base=base)
+    series = []
+    for j in checked:
+        denominator = denominators[j // 2]  # base**(2i / d_model), i = j // 2
+        wave = "sin" if j % 2 == 0 else "cos"
+        name = (f"PE(pos, {j}) = {wave}(pos / {denominator:.3g}), "
+                f"wavelength {2 * math.pi * denominator:.3g}")
+        series.append((name, tuple(table[j])))
+    return LineChart(tuple(map(float, range(num_positions))), tuple(series),
+                     title=f"Each dimension of the PE table is a wave (d_model = {d_model})",
+                     subtitle=f"{PE_FORMULA}, base = {base:g}", x_name="position pos",
+                     y_name="PE(pos, j)")
+
+
+def dot_products(max_offset: int = 64, d_model: int = 32, at: Sequence[int] = (0, 10),
+                 *, base: float = 10000.0) -> LineChart:
+    """PE(p) · PE(p + k) for k = 0 .. max_offset, one line per p in `at`.
+
+    Each pair of columns adds sin(a) sin(b) + cos(a) cos(b) = cos(b - a), so the
+    dot product is sum_i cos(k / base**(2i / d_model)): it depends on k only,
+    and the lines for different p lie on top of each other.
+
+    >>> dot_products(2, 4, at=(0,)).series[0][1][0]    # k = 0: |PE(p)|^2 = d_model / 2
+    2.0
+    """
+    checked_size(max_offset, "max_offset")
+    starts = _checked_list(at, "at", "position p (>= 0)")
+    table = sinusoidal_encoding(max(starts) + max_offset + 1, d_model, base=base)
+    series = []
+    for p in starts:
+        dots = tuple(table[p].dot(table[p + k]) for k in range(max_offset + 1))
+        series.append((f"p = {p}: PE({p}) · PE({p} + k)", dots))
+    title = f"PE(p) · PE(p + k) depends only on the offset k (d_model = {d_model})"
+    return LineChart(tuple(map(float, range(max_offset + 1))), tuple(series), title=title,
+                     subtitle="sum over i of cos(k / base^(2i/d_model)): the lines coincide; "
+                     f"base = {base:g}", x_name="offset k", y_name="dot product")
+
+
+def attention_weights(trace: Trace) -> Heatmap:
+    """The attention weights of `run(text, ...)`, with the tokens on both axes.
+
+    >>> from minipe import run
+    >>> attention_weights(run("The cat sat")).row_labels
+    ('0 the', '1 cat', '2 sat')
+    """
+    if not isinstance(trace, Trace):
+        raise TypeError(f"attention_weights needs the Trace that minipe.run(text) returns, "
+                        f"got {type(trace).__name__}")
+    labels = tuple(f"{pos} {token}" for pos, token in enumerate(trace.tokens))
+    d_model = trace.input_embeddings.shape[1]
+    settings = f"d_model = {d_model}, positions = {trace.positions}" + \
+        (", causal: 0 above the diagonal" if trace.causal else "")
+    return Heatmap(trace.attention.weights, title=f"Attention weights for {trace.text!r}",
+                   subtitle=f"row i: how much token i attends to token j; each row sums to 1 "
+                   f"({settings})", x_name="key: token j", y_name="query: token i",
+                   row_labels=labels, col_labels=labels)
+
+
+def _checked_list(values: object, name: str, what: str) -> tuple[int, ...]:
+    """1 to MAX_SERIES distinct ints >= 0: the dimensions or positions a chart draws."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise TypeError(f"{name} must be a list of ints, got {type(values).__name__}")
+    checked = tuple(checked_size(value, f"each {what} in {name}", minimum=0) for value in values)
+    if not 1 <= len(checked) <= MAX_SERIES:
+        raise ValueError(f"{name} must hold 1 to {MAX_SERIES} values (one line each), "
+                         f"got {len(checked)}")
+    if len(set(checked)) != len(checked):
+        raise ValueError(f"{name} lists a value twice: {list(checked)}")
+    return checked

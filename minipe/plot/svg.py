@@ -1,0 +1,294 @@
+"""Pictures as SVG: XML text written by hand, one element per line, readable at 800 px.
+
+An SVG file is a list of shapes on a canvas of `viewBox` units:
+
+    <svg xmlns="http://www.w3.org/2000/svg" width="800" height="H" viewBox="0 0 800 H">
+      <rect x="..." y="..." width="..." height="..." fill="#rrggbb"/>   a heatmap cell
+      <polyline points="x0,y0 x1,y1 ..." .../>                          a line of a chart
+      <text x="..." y="...">pos</text>                                  a label
+    </svg>
+
+y grows downwards. Every coordinate is written with 2 decimals, so the same
+numbers give byte-identical files. Text is escaped (<, & and " become &lt;,
+&amp; and &quot;), so a token like <|endoftext|> is a label, not a tag.
+
+A heatmap has at most `max_cells` cells per axis; a bigger table is averaged
+down (table.py) and the subtitle says so. Colours go from blue (lowest)
+through light grey (middle) to red (highest), as on the colour bar.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Mapping, Sequence
+from xml.sax.saxutils import escape, quoteattr
+
+from minipe.checks import checked_size
+from minipe.plot.table import (
+    Table,
+    checked_series,
+    checked_table,
+    downsample,
+    nice_step,
+    nice_ticks,
+    number_text,
+    shade_fraction,
+    value_range,
+)
+
+WIDTH = 800
+LOW, MIDDLE, HIGH = (59, 76, 192), (242, 242, 242), (180, 4, 38)  # blue, grey, red
+LINE_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
+               "#7f7f7f", "#bcbd22", "#17becf")
+DASHES = ("", "8 4", "2 3", "10 3 2 3")  # a second cue besides colour, for overlapping lines
+FONT = 'font-family="sans-serif" font-size="12"'
+CHAR = 7.0  # about how wide one character of 12 px sans-serif is
+LABEL_LENGTH = 16  # longer row and column labels are cut, so the grid keeps its room
+TITLED_CELLS = 4096  # up to this many cells, each carries its value as a hover <title>
+
+
+def color(t: float) -> str:
+    """The colour at t in [0, 1]: blue -> grey at 0.5 -> red, mixed linearly in RGB."""
+    start, end, u = (LOW, MIDDLE, 2 * t) if t <= 0.5 else (MIDDLE, HIGH, 2 * t - 1)
+    red, green, blue = (round(a + (b - a) * u) for a, b in zip(start, end))
+    return f"#{red:02x}{green:02x}{blue:02x}"
+
+
+def text(x: float, y: float, content: str, attributes: str = "") -> str:
+    """A <text> element; content escaped, including ", so no label can break the XML."""
+    escaped = escape(content, {'"': "&quot;"})  # escape() itself does &, < and >
+    return f'<text x="{x:.2f}" y="{y:.2f}"{attributes}>{escaped}</text>'
+
+
+def _open(height: float, title: str, subtitles: Sequence[str]) -> list[str]:
+    lines = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:.0f}" '
+             f'viewBox="0 0 {WIDTH} {height:.0f}" {FONT}>',
+             f'<rect width="{WIDTH}" height="{height:.0f}" fill="white"/>',
+             text(WIDTH / 2, 26, title, ' font-size="17" text-anchor="middle"')]
+    for number, subtitle in enumerate(subtitles):
+        lines.append(text(WIDTH / 2, 46 + 16 * number, subtitle,
+                          ' fill="#555" text-anchor="middle"'))
+    return lines
+
+
+def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str = "row",
+                row_labels: Sequence[str] | None = None, col_labels: Sequence[str] | None = None,
+                subtitle: str = "", max_cells: int = 128) -> str:
+    """The table as a grid of coloured cells, with axis labels and a colour bar.
+
+    Rows run down (row 0 at the top), columns across. Without labels the axes
+    get round-number ticks; with `row_labels` / `col_labels` (e.g. the tokens)
+    every row or column is named.
+
+    >>> svg = heatmap_svg([[0.0, 1.0]], title="two cells")
+    >>> svg.startswith('<svg xmlns="http://www.w3.org/2000/svg"')
+    True
+    >>> first_cell = svg.splitlines()[4]   # the lowest value: blue
+    >>> print(first_cell.split("<title>")[0])
+    <rect x="64.00" y="44.00" width="313.00" height="313.00" fill="#3b4cc0">
+    """
+    rows = checked_table(table)
+    checked_size(max_cells, "max_cells")
+    checked_words(title=title, x_name=x_name, y_name=y_name, subtitle=subtitle)
+    n_rows, n_cols = len(rows), len(rows[0])
+    row_labels = _checked_labels(row_labels, n_rows, "row")
+    col_labels = _checked_labels(col_labels, n_cols, "column")
+    cells, row_starts, col_starts, note = downsample(rows, max_cells, max_cells)
+    lowest, highest = value_range(rows)
+    subtitles = [line for line in (subtitle, note) if line]
+    longest_label = max((len(label) for label in row_labels or ["0000"]), default=4)
+    left = 36 + CHAR * longest_label
+    top = 44 + 16 * len(subtitles)
+    plot_width = WIDTH - left - 110  # the colour bar and its numbers on the right
+    cell_width = plot_width / len(cells[0])
+    cell_height = min(cell_width, 560 / len(cells))  # square cells, unless that is too tall
+    plot_height = cell_height * len(cells)
+    bottom = 44 + (CHAR * max(map(len, col_labels)) * 0.7 if col_labels else 0)
+    height = top + plot_height + bottom
+    lines = _open(height, title, subtitles)
+
+    lines.append('<g id="cells" shape-rendering="crispEdges">')
+    hover = len(cells) * len(cells[0]) <= TITLED_CELLS
+    for r, row in enumerate(cells):
+        y = top + r * cell_height
+        for c, value in enumerate(row):
+            x = left + c * cell_width
+            fill = color(shade_fraction(value, lowest, highest))
+            shape = f'<rect x="{x:.2f}" y="{y:.2f}" width="{cell_width:.2f}" ' \
+                    f'height="{cell_height:.2f}" fill="{fill}"'
+            if hover:  # the browser shows the value when the pointer rests on the cell
+                shape += f"><title>[{row_starts[r]}, {col_starts[c]}] {value:.4f}</title></rect>"
+            else:
+                shape += "/>"
+            lines.append(shape)
+    lines.append("</g>")
+    if cell_width >= 40 and cell_height >= 18:  # room to print each number in its cell
+        lines.append('<g id="values" text-anchor="middle">')
+        for r, row in enumerate(cells):
+            for c, value in enumerate(row):
+                t = shade_fraction(value, lowest, highest)
+                ink = ' fill="white"' if t < 0.2 or t > 0.8 else ""  # dark cells, light ink
+                lines.append(text(left + (c + 0.5) * cell_width,
+                                  top + (r + 0.5) * cell_height + 4, f"{value:.3f}", ink))
+        lines.append("</g>")
+
+    lines.append('<g id="axes">')
+    right, foot = left + plot_width, top + plot_height
+    if row_labels is not None and len(cells) == n_rows:
+        for r, label in enumerate(row_labels):
+            lines.append(text(left - 6, top + (r + 0.5) * cell_height + 4, label,
+                              ' text-anchor="end"'))
+    else:
+        for index in nice_ticks(0, n_rows - 1):
+            y = top + (index + 0.5) * plot_height / n_rows
+            lines.append(text(left - 6, y + 4, f"{index:.0f}", ' text-anchor="end"'))
+    if col_labels is not None and len(cells[0]) == n_cols:
+        for c, label in enumerate(col_labels):
+            x, y = left + (c + 0.5) * cell_width, foot + 14
+            lines.append(text(x, y, label, f' text-anchor="end" transform="rotate(-45 '
+                                           f'{x:.2f} {y:.2f})"'))
+    else:
+        for index in nice_ticks(0, n_cols - 1):
+            x = left + (index + 0.5) * plot_width / n_cols
+            lines.append(text(x, foot + 16, f"{index:.0f}", ' text-anchor="middle"'))
+    lines.append(text(left + plot_width / 2, height - 10, x_name, ' text-anchor="middle"'))
+    lines.append(text(14, top + plot_height / 2, y_name, ' text-anchor="middle" '
+                      f'transform="rotate(-90 14 {top + plot_height / 2:.2f})"'))
+    lines.append("</g>")
+
+    lines += _colour_bar(right + 24, top, min(plot_height, 300.0), lowest, highest)
+    lines.append("</svg>")
+    return "\n".join(lines) + "\n"
+
+
+def checked_words(**words: object) -> None:
+    """Titles and axis names must be str: they are written into the picture."""
+    for name, word in words.items():
+        if not isinstance(word, str):
+            raise TypeError(f"{name} must be a str, got {word!r}")
+
+
+def _checked_labels(labels: Sequence[str] | None, size: int, axis: str) -> list[str] | None:
+    """One label per row (or column) as str, each cut to LABEL_LENGTH characters."""
+    if labels is None:
+        return None
+    if isinstance(labels, str) or not isinstance(labels, Sequence) or len(labels) != size:
+        raise ValueError(f"{axis}_labels must be a list of {size} labels, one per {axis}")
+    return [str(label)[:LABEL_LENGTH] for label in labels]
+
+
+def _colour_bar(x: float, top: float, height: float, lowest: float, highest: float) -> list[str]:
+    """A vertical bar, highest value at the top, with three numbers beside it."""
+    stops = [f'<stop offset="{offset}" stop-color="{color(t)}"/>'
+             for offset, t in (("0", 1.0), ("0.5", 0.5), ("1", 0.0))]
+    lines = ['<g id="colorbar">', '<defs><linearGradient id="scale" x1="0" y1="0" x2="0" y2="1">',
+             *stops, "</linearGradient></defs>",
+             f'<rect x="{x:.2f}" y="{top:.2f}" width="16" height="{height:.2f}" '
+             f'fill="url(#scale)" stroke="#999"/>']
+    step = nice_step(highest - lowest) / 10  # one more decimal than the round ticks need
+    for fraction, value in ((0.0, highest), (0.5, (lowest + highest) / 2), (1.0, lowest)):
+        lines.append(text(x + 22, top + fraction * height + 4, number_text(value, step)))
+    lines.append("</g>")
+    return lines
+
+
+def line_chart_svg(x: Sequence[float], series: Mapping[str, Sequence[float]], *, title: str,
+                   x_name: str = "x", y_name: str = "y", subtitle: str = "") -> str:
+    """Several lines over one x axis, with axes, round-number ticks and a legend below.
+
+    `series` maps each line's name (its legend entry) to one y value per x.
+
+    >>> svg = line_chart_svg([0, 1, 2], {"k": [0.0, 1.0, 0.0]}, title="a tent")
+    >>> svg.count("<polyline"), 'points="' in svg
+    (1, True)
+    """
+    xs, ys_by_name = checked_series(x, series)
+    checked_words(title=title, x_name=x_name, y_name=y_name, subtitle=subtitle)
+    x_ticks = nice_ticks(xs[0], xs[-1])
+    y_step = nice_step(max(map(max, ys_by_name.values())) - min(map(min, ys_by_name.values())))
+    y_low = y_step * math.floor(min(map(min, ys_by_name.values())) / y_step)
+    y_high = y_step * math.ceil(max(map(max, ys_by_name.values())) / y_step)
+    if y_high == y_low:  # one flat line: give it room above and below
+        y_low, y_high = y_low - y_step, y_high + y_step
+    subtitles = [subtitle] if subtitle else []
+    left, top = 72.0, 44.0 + 16 * len(subtitles)
+    plot_width, plot_height = WIDTH - left - 24, 380.0
+    foot = top + plot_height
+    height = foot + 56 + 18 * len(ys_by_name)
+
+    def to_x(value: float) -> float:  # data x -> canvas x
+        return left + (value - xs[0]) / (xs[-1] - xs[0]) * plot_width
+
+    def to_y(value: float) -> float:  # data y -> canvas y (y grows downwards)
+        return foot - (value - y_low) / (y_high - y_low) * plot_height
+
+    lines = _open(height, title, subtitles)
+    lines.append('<g id="axes">')
+    for tick in nice_ticks(y_low, y_high):
+        y = to_y(tick)
+        lines.append(f'<line x1="{left:.2f}" y1="{y:.2f}" x2="{left + plot_width:.2f}" '
+                     f'y2="{y:.2f}" stroke="{"#888" if tick == 0 else "#e4e4e4"}"/>')
+        lines.append(text(left - 6, y + 4, number_text(tick, y_step), ' text-anchor="end"'))
+    for tick in x_ticks:
+        x_here = to_x(tick)
+        lines.append(f'<line x1="{x_here:.2f}" y1="{foot:.2f}" x2="{x_here:.2f}" '
+                     f'y2="{foot + 5:.2f}" stroke="#333"/>')
+        lines.append(text(x_here, foot + 18, number_text(tick, nice_step(xs[-1] - xs[0])),
+                          ' text-anchor="middle"'))
+    lines.append(f'<rect x="{left:.2f}" y="{top:.2f}" width="{plot_width:.2f}" '
+                 f'height="{plot_height:.2f}" fill="none" stroke="#333"/>')
+    lines.append(text(left + plot_width / 2, foot + 36, x_name, ' text-anchor="middle"'))
+    lines.append(text(16, top + plot_height / 2, y_name, ' text-anchor="middle" '
+                      f'transform="rotate(-90 16 {top + plot_height / 2:.2f})"'))
+    lines.append("</g>")
+
+    lines.append('<g id="series" fill="none" stroke-width="2">')
+    legend = ['<g id="legend">']
+    for number, (name, ys) in enumerate(ys_by_name.items()):
+        stroke = f'stroke={quoteattr(LINE_COLORS[number])}'
+        dash = DASHES[number % len(DASHES)]
+        if dash:
+            stroke += f' stroke-dasharray="{dash}"'
+        points = " ".join(f"{to_x(a):.2f},{to_y(b):.2f}" for a, b in zip(xs, ys))
+        lines.append(f'<polyline {stroke} points="{points}"/>')
+        y = foot + 58 + 18 * number
+        legend.append(f'<line x1="{left:.2f}" y1="{y - 4:.2f}" x2="{left + 30:.2f}" '
+                      f'y2="{y - 4:.2f}" stroke-width="2" {stroke}/>')
+        legend.append(text(left + 38, y, name))
+    lines += ["</g>", *legend, "</g>", "</svg>"]
+    return "\n".join(lines) + "\n"
+
+
+def write_svg(path: str | os.PathLike[str], svg: str) -> Path:
+    """Write `svg` to `path` all at once: a failed write leaves no half-written file.
+
+    The text goes to a temporary file in the same directory first; only when
+    it is complete does os.replace put it at `path` (one step, even if `path`
+    existed). On any error the temporary file is removed. Returns the path.
+    """
+    if not isinstance(svg, str) or not svg.startswith("<svg"):
+        raise TypeError("svg must be the SVG text (a str starting with '<svg') that "
+                        "heatmap_svg or line_chart_svg returned")
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a file name (str or Path), got {type(path).__name__}")
+    target = Path(path)
+    try:
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+                                             suffix=".tmp")
+    except OSError as error:
+        raise OSError(f"cannot write {str(target)!r}: {error.strerror or error} (is "
+                      f"{str(target.parent)!r} an existing, writable directory?)") from error
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(svg)
+        os.chmod(temporary, 0o644)  # mkstemp made it private (0o600); a figure is for all
+        os.replace(temporary, target)
+    except BaseException as error:
+        os.unlink(temporary)
+        if isinstance(error, OSError):
+            raise OSError(f"cannot write {str(target)!r}: {error.strerror or error}") from error
+        raise
+    return target

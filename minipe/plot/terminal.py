@@ -1,0 +1,162 @@
+"""Pictures in the terminal: a heatmap of a table, and a text line chart.
+
+Each cell of a heatmap is one or two characters. Where its value t falls in
+the table's range (t = 0 lowest, 1 highest) picks its look:
+
+- plain: a shade block from " ░▒▓█", one per fifth of the range - safe in a
+  log file, a pipe or a test;
+- colour: a 256-colour ANSI background, blue (low) -> white -> red (high),
+  used only when the output is a terminal and NO_COLOR is not set.
+
+A table wider than the terminal, or longer than `height` rows, is averaged
+down (see table.py), and the picture says so.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from typing import Mapping, Sequence, TextIO
+
+from minipe.broadcast import ShapeError
+from minipe.checks import checked_flag, checked_size
+from minipe.plot.table import (
+    Table,
+    checked_series,
+    checked_table,
+    downsample,
+    nice_step,
+    number_text,
+    shade_fraction,
+    value_range,
+)
+
+SHADES = " ░▒▓█"  # lowest fifth of the range ... highest fifth
+MARKERS = "*o+x#@%&=~"  # one per series of a text line chart
+MIN_WIDTH = 24
+LABEL_WIDTH = 10  # row labels (tokens) are cut to this
+
+
+def use_color(stream: TextIO) -> bool:
+    """Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org)."""
+    return stream.isatty() and not os.environ.get("NO_COLOR")
+
+
+def shade(t: float) -> str:
+    """The block for t in [0, 1]: ' ' for [0, 0.2), '░' for [0.2, 0.4), ..., '█' for [0.8, 1]."""
+    return SHADES[min(4, int(t * 5))]
+
+
+def ansi_background(t: float) -> str:
+    """An ANSI escape for a background colour from the 6 x 6 x 6 cube of the 256 colours.
+
+    Code 16 + 36 r + 6 g + b, with r, g, b in 0..5: (0, 0, 5) blue at t = 0,
+    (5, 5, 5) white at t = 0.5, (5, 0, 0) red at t = 1; 11 steps in all.
+    """
+    step = round(t * 10)  # 0 .. 10
+    r, g, b = (step, step, 5) if step <= 5 else (5, 10 - step, 10 - step)
+    return f"\x1b[48;5;{16 + 36 * r + 6 * g + b}m"
+
+
+RESET = "\x1b[0m"
+
+
+def heatmap_text(table: Table, *, width: int = 80, height: int = 64, color: bool = False,
+                 title: str = "", row_labels: Sequence[str] | None = None,
+                 x_name: str = "column", y_name: str = "row") -> str:
+    """The table as lines of at most `width` characters, one line per row (or row block).
+
+    >>> print(heatmap_text([[0.0, 0.5, 1.0]], title="three values"))
+    three values
+    0     ▒▒▒▒████
+    legend: ' ' = 0 (lowest)  ░ ▒ ▓  █ = 1 (highest); 5 equal steps
+    rows: row (0..0), top to bottom; columns: column (0..2), left to right
+
+    With color=True the cells are ANSI backgrounds instead of shades.
+    """
+    rows = checked_table(table)
+    checked_size(width, "width", minimum=MIN_WIDTH)
+    checked_size(height, "height", minimum=1)
+    checked_flag(color, "color")
+    n_rows, n_cols = len(rows), len(rows[0])
+    labels = _row_labels(row_labels, n_rows)
+    label_width = max(len(label) for label in labels)
+    room = width - label_width - 1  # characters left for the cells
+    cell_width = max(1, min(4, room // n_cols))  # up to 4 characters a cell, if they fit
+    cells, row_starts, _, note = downsample(rows, height, room // cell_width)
+    lowest, highest = value_range(rows)
+    lines = _wrapped(title, width) + _wrapped(note, width)
+    for start, row in zip(row_starts, cells):
+        fractions = [shade_fraction(x, lowest, highest) for x in row]
+        if color:
+            line = "".join(ansi_background(t) + " " * cell_width for t in fractions) + RESET
+        else:
+            line = "".join(shade(t) * cell_width for t in fractions)
+        lines.append(f"{labels[start]:<{label_width}} {line}")
+    low, high = f"{lowest:.4g}", f"{highest:.4g}"
+    if color:
+        ramp = "".join(ansi_background(step / 10) + " " for step in range(11)) + RESET
+        lines.append("legend: " + ramp)  # 19 characters wide on screen
+        legend = f"blue = {low} (lowest), white = the middle, red = {high} (highest)"
+    else:
+        legend = f"legend: ' ' = {low} (lowest)  ░ ▒ ▓  █ = {high} (highest); 5 equal steps"
+    lines += _wrapped(legend, width)
+    lines += _wrapped(f"rows: {y_name} (0..{n_rows - 1}), top to bottom; "
+                      f"columns: {x_name} (0..{n_cols - 1}), left to right", width)
+    return "\n".join(lines)
+
+
+def _row_labels(row_labels: Sequence[str] | None, n_rows: int) -> list[str]:
+    if row_labels is None:
+        return [str(pos) for pos in range(n_rows)]
+    if isinstance(row_labels, str):
+        raise TypeError("row_labels must be a list of labels, one per row, not one str")
+    labels = [str(label)[:LABEL_WIDTH] for label in row_labels]
+    if len(labels) != n_rows:
+        raise ShapeError(f"got {len(labels)} row labels for {n_rows} rows; give one per row")
+    return labels
+
+
+def _wrapped(text: str, width: int) -> list[str]:
+    """`text` broken into lines of at most `width` characters; [] for ''."""
+    return textwrap.wrap(text, width, break_on_hyphens=False) if text else []
+
+
+def line_chart_text(x: Sequence[float], series: Mapping[str, Sequence[float]], *,
+                    width: int = 80, height: int = 20, title: str = "",
+                    x_name: str = "x") -> str:
+    """A line chart drawn with characters: each series in its own marker (* o + x ...).
+
+    Column c shows the point whose x is nearest to c's place on the x axis;
+    row r the y value rounded to the nearest of `height` levels. Rough, but
+    enough to see a wave's period or where a curve falls. Where two lines
+    meet, the marker of the later one shows.
+    """
+    xs, ys_by_name = checked_series(x, series)
+    checked_size(width, "width", minimum=MIN_WIDTH)
+    checked_size(height, "height", minimum=3)
+    lowest = min(min(ys) for ys in ys_by_name.values())
+    highest = max(max(ys) for ys in ys_by_name.values())
+    if highest == lowest:
+        lowest, highest = lowest - 1.0, highest + 1.0
+    step = nice_step(highest - lowest) / 10  # one more decimal than round ticks would need
+    y_labels = [number_text(y, step) for y in (highest, (lowest + highest) / 2, lowest)]
+    label_width = max(map(len, y_labels))
+    plot_width = width - label_width - 2  # "label |" then the plot
+    canvas = [[" "] * plot_width for _ in range(height)]
+    for marker, ys in zip(MARKERS, ys_by_name.values()):
+        for column in range(plot_width):
+            x_here = xs[0] + (xs[-1] - xs[0]) * column / (plot_width - 1)
+            index = min(range(len(xs)), key=lambda k: abs(xs[k] - x_here))
+            level = round((highest - ys[index]) / (highest - lowest) * (height - 1))
+            canvas[level][column] = marker
+    label_at = {0: y_labels[0], (height - 1) // 2: y_labels[1], height - 1: y_labels[2]}
+    lines = _wrapped(title, width)
+    for level, characters in enumerate(canvas):
+        lines.append(f"{label_at.get(level, ''):>{label_width}} |" + "".join(characters))
+    first, last = f"{xs[0]:.4g}", f"{xs[-1]:.4g}"
+    axis = f"{first}{x_name:^{plot_width - len(first) - len(last)}}{last}"
+    lines.append(" " * (label_width + 2) + axis[:plot_width])
+    for marker, name in zip(MARKERS, ys_by_name):
+        lines += _wrapped(f"{marker} {name}", width)
+    return "\n".join(lines)

@@ -1,0 +1,415 @@
+"""Chapter 8: the pictures. SVGs are parsed back with xml.etree and counted; terminal
+pictures are measured; expected numbers come from the formulas, worked here by hand."""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import re
+import shlex
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from minipe import Matrix, ShapeError, run, sinusoidal_encoding
+from minipe.plot import (
+    Heatmap,
+    LineChart,
+    attention_weights,
+    curves,
+    dot_products,
+    heatmap_svg,
+    heatmap_text,
+    line_chart_svg,
+    line_chart_text,
+    pe_table,
+    use_color,
+    write_svg,
+)
+from minipe.plot.__main__ import build_parser, figure_for
+from minipe.plot.table import downsample
+
+ROOT = Path(__file__).resolve().parent.parent
+SVG = "{http://www.w3.org/2000/svg}"
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def parse(svg: str) -> ET.Element:
+    root = ET.fromstring(svg)
+    assert root.tag == f"{SVG}svg"
+    assert root.get("width") == "800" and root.get("viewBox", "").startswith("0 0 800 ")
+    return root
+
+
+def group(root: ET.Element, name: str) -> ET.Element:
+    found = root.find(f"{SVG}g[@id='{name}']")
+    assert found is not None, f"no <g id={name!r}>"
+    return found
+
+
+def texts(root: ET.Element) -> list[str]:
+    return [element.text or "" for element in root.iter(f"{SVG}text")]
+
+
+def polyline_points(line: ET.Element) -> list[tuple[float, float]]:
+    pairs = (pair.split(",") for pair in line.get("points", "").split())
+    return [(float(x), float(y)) for x, y in pairs]
+
+
+# --- SVG heatmaps ----------------------------------------------------------------
+
+def test_pe_table_svg_has_one_cell_per_number_and_its_axis_names() -> None:
+    root = parse(pe_table(64, 32).svg())
+    cells = group(root, "cells").findall(f"{SVG}rect")
+    assert len(cells) == 64 * 32
+    # row 0 is PE(0) = [sin 0, cos 0, ...] = [0, 1, ...]; the table's range is -1 .. 1, so
+    # 0 sits in the middle of the scale (grey, 242,242,242) and 1 at the top (red, 180,4,38)
+    assert cells[0].get("fill") == "#f2f2f2"
+    assert cells[1].get("fill") == "#b40426"
+    words = texts(root)
+    assert "position pos" in words and "dimension j (even j: sine, odd j: cosine)" in words
+    assert "Sinusoidal position encodings: 64 positions x 32 dimensions" in words
+    assert len(group(root, "colorbar").findall(f"{SVG}text")) == 3  # highest, middle, lowest
+
+
+def test_cells_are_laid_out_row_by_row() -> None:
+    root = parse(heatmap_svg([[1, 2, 3], [4, 5, 6]], title="t"))
+    cells = group(root, "cells").findall(f"{SVG}rect")
+    xs = [float(cell.get("x", "")) for cell in cells]
+    ys = [float(cell.get("y", "")) for cell in cells]
+    assert xs[0] < xs[1] < xs[2] and xs[0] == xs[3]  # three columns, left to right
+    assert ys[0] == ys[1] == ys[2] < ys[3]  # two rows, the first on top
+    # lowest (1) blue, highest (6) red: the ends of the colour bar
+    assert (cells[0].get("fill"), cells[5].get("fill")) == ("#3b4cc0", "#b40426")
+
+
+def test_gpt2_sized_table_is_averaged_down_and_says_so() -> None:
+    table = sinusoidal_encoding(1024, 768)
+    root = parse(heatmap_svg(table, title="GPT-2's table"))
+    # at most 128 cells per axis: 1024 / 128 = 8 rows and 768 / 128 = 6 columns per block
+    assert len(group(root, "cells").findall(f"{SVG}rect")) == 128 * 128
+    assert "downsampled from 1024 x 768 to 128 x 128 by averaging blocks of 8 x 6 cells" \
+        in texts(root)
+
+
+def test_downsampling_averages_blocks() -> None:
+    rows = tuple(tuple(float(10 * r + c) for c in range(6)) for r in range(4))
+    smaller, row_starts, col_starts, note = downsample(rows, 2, 3)
+    # block (0, 0) holds rows 0-1, columns 0-1: (0 + 1 + 10 + 11) / 4 = 5.5
+    assert smaller == ((5.5, 7.5, 9.5), (25.5, 27.5, 29.5))
+    assert (row_starts, col_starts) == ([0, 2], [0, 2, 4])
+    assert note == "downsampled from 4 x 6 to 2 x 3 by averaging blocks of 2 x 2 cells"
+    assert downsample(rows, 10, 10) == (rows, [0, 1, 2, 3], [0, 1, 2, 3, 4, 5], "")
+
+
+def test_uneven_blocks_are_averaged_too() -> None:
+    rows = ((1.0, 2.0, 3.0, 4.0, 5.0),)
+    smaller, _, col_starts, note = downsample(rows, 1, 2)
+    # blocks of columns 0-1 and 2-4: (1 + 2) / 2 and (3 + 4 + 5) / 3
+    assert smaller == ((1.5, 4.0),) and col_starts == [0, 2]
+    assert "blocks of about 1 x 2.5 cells" in note
+
+
+def test_attention_svg_names_every_token() -> None:
+    trace = run("The cat sat on the mat", d_model=8)
+    root = parse(attention_weights(trace).svg())
+    assert len(group(root, "cells").findall(f"{SVG}rect")) == 6 * 6
+    labels = texts(group(root, "axes"))
+    expected = ["0 the", "1 cat", "2 sat", "3 on", "4 the", "5 mat"]
+    assert labels.count("0 the") == 2  # once for the rows, once for the columns
+    assert all(label in labels for label in expected)
+    # few cells: each carries its weight, to 3 decimals
+    values = texts(group(root, "values"))
+    assert values[0] == f"{trace.attention.weights[0, 0]:.3f}"
+
+
+def test_text_is_escaped_so_a_token_cannot_break_the_xml() -> None:
+    labels = ["<|endoftext|>", 'say "hi"', "a & b"]
+    svg = heatmap_svg([[0.0, 1.0, 0.5]] * 3, title='tokens like "<|endoftext|>" & co',
+                      row_labels=labels, col_labels=labels)
+    assert "&lt;|endoftext|&gt;" in svg and "&quot;hi&quot;" in svg and "a &amp; b" in svg
+    assert "<|endoftext|>" not in svg
+    words = texts(parse(svg))  # and the parser gives the text back as it was
+    assert all(words.count(label) == 2 for label in labels)
+    assert 'tokens like "<|endoftext|>" & co' in words
+
+
+def test_a_figure_keeps_its_own_copy() -> None:
+    rows = [[0.0, 1.0], [2.0, 3.0]]
+    labels = ["a", "b"]
+    figure = Heatmap(rows, title="t", x_name="x", y_name="y",  # type: ignore[arg-type]
+                     row_labels=labels)  # type: ignore[arg-type]
+    rows[0][0] = 99.0  # changing the caller's lists changes nothing inside
+    labels[0] = "z"
+    assert figure.table == Matrix([[0.0, 1.0], [2.0, 3.0]]) and figure.row_labels == ("a", "b")
+    with pytest.raises(ValueError, match="row_labels must be a list of 2 labels"):
+        Heatmap(Matrix(rows), title="t", x_name="x", y_name="y", row_labels=("a",))
+    chart = LineChart([0, 1], {"line": [2, 3]}, title="t", x_name="x",  # type: ignore[arg-type]
+                      y_name="y")
+    assert chart.series == (("line", (2.0, 3.0)),) and chart.x == (0.0, 1.0)
+
+
+def test_the_same_input_gives_the_same_bytes() -> None:
+    assert pe_table(16, 8).svg() == pe_table(16, 8).svg()
+    assert curves().svg() == curves().svg()
+
+
+# --- SVG line charts ---------------------------------------------------------------
+
+def test_curves_are_columns_of_the_table_one_line_each() -> None:
+    chart = curves((0, 1, 8, 16), 64, 32)
+    root = parse(chart.svg())
+    lines = group(root, "series").findall(f"{SVG}polyline")
+    assert len(lines) == 4 and all(len(polyline_points(line)) == 64 for line in lines)
+    # column 16 = 2i with i = 8: sin(pos / 10000**(16/32)) = sin(pos / 100), by hand
+    name, values = chart.series[3]
+    assert name == "PE(pos, 16) = sin(pos / 100), wavelength 628"  # 2 pi 100 = 628.3
+    assert all(math.isclose(v, math.sin(pos / 100), abs_tol=1e-12) for pos, v in enumerate(values))
+    assert texts(group(root, "legend")) == [name for name, _ in chart.series]
+
+
+def test_points_go_up_when_values_go_up() -> None:
+    root = parse(line_chart_svg([0, 1, 2, 3], {"tent": [0, 2, 1, 0]}, title="t"))
+    points = polyline_points(group(root, "series").findall(f"{SVG}polyline")[0])
+    xs = [x for x, _ in points]
+    ys = [y for _, y in points]
+    assert xs == sorted(xs) and len(set(xs)) == 4
+    assert ys[1] < ys[2] < ys[0] == ys[3]  # y grows downwards in SVG: the peak is smallest
+
+
+def test_dot_product_depends_only_on_the_offset() -> None:
+    chart = dot_products(20, 16, at=(0, 10))
+    (_, from_0), (_, from_10) = chart.series
+    for k in range(21):
+        # sum_i sin(a) sin(b) + cos(a) cos(b) = sum_i cos(k / 10000**(2i/16)), worked by hand
+        expected = sum(math.cos(k / 10000 ** (2 * i / 16)) for i in range(8))
+        assert math.isclose(from_0[k], expected, abs_tol=1e-12)
+        assert math.isclose(from_10[k], expected, abs_tol=1e-12)
+    assert from_0[0] == pytest.approx(8.0)  # k = 0: |PE(p)|^2 = d_model / 2
+    assert len(group(parse(chart.svg()), "series").findall(f"{SVG}polyline")) == 2
+
+
+# --- the terminal --------------------------------------------------------------------
+
+def test_shades_step_through_the_range() -> None:
+    # t = 0, .25, .5, .75, 1 fall in fifths 0, 1, 2, 3, 4; 5 columns fit 4 characters each
+    lines = heatmap_text([[0.0, 0.25, 0.5, 0.75, 1.0]]).splitlines()
+    assert lines[0] == "0 " + "    ░░░░▒▒▒▒▓▓▓▓████"
+    assert lines[1].startswith("legend: ' ' = 0 (lowest)")
+
+
+@pytest.mark.parametrize("width", [24, 40, 80, 132])
+def test_the_terminal_heatmap_fits_its_width(width: int) -> None:
+    for table in (sinusoidal_encoding(1024, 768), sinusoidal_encoding(10, 4)):
+        picture = heatmap_text(table, width=width, title="a long title " * 10)
+        assert all(len(line) <= width for line in picture.splitlines())
+        assert "\x1b" not in picture
+    big = heatmap_text(sinusoidal_encoding(1024, 768), width=width, height=32)
+    assert "downsampled from 1024 x 768 to 32 x" in " ".join(big.splitlines())
+
+
+def test_colour_only_for_a_terminal_without_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert use_color(Terminal()) and not use_color(io.StringIO())  # a pipe, a file
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not use_color(Terminal())
+    for width in (24, 60):
+        coloured = heatmap_text(sinusoidal_encoding(300, 64), width=width, color=True)
+        assert "\x1b[48;5;" in coloured
+        assert all(len(ANSI.sub("", line)) <= width for line in coloured.splitlines())
+
+
+def test_text_line_chart_fits_and_names_its_lines() -> None:
+    picture = curves().text(width=70)
+    lines = picture.splitlines()
+    assert all(len(line) <= 70 for line in lines)
+    assert [line[0] for line in lines[-4:]] == ["*", "o", "+", "x"]  # one marker per series
+    top = lines[1]  # the highest value, 1.0, is reached by sin(pos) near pos = 8 and 14
+    assert top.split("|")[0].strip() == "1.00" and "*" in top
+    assert "\x1b" not in picture
+
+
+# --- bad input -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: heatmap_svg([], title="t"), ValueError, "empty"),
+    (lambda: heatmap_svg([[]], title="t"), ValueError, "empty"),
+    (lambda: heatmap_svg([[1.0, math.nan]], title="t"), ValueError, "NaN"),
+    (lambda: heatmap_svg(Matrix([[1.0, math.inf]]), title="t"), ValueError,
+     r"the table\[0, 1\] is inf: a colour scale needs finite numbers"),
+    (lambda: heatmap_text("1 2 3"),  # type: ignore[arg-type]
+     TypeError, "Matrix or a list of rows"),
+    (lambda: heatmap_text([[1.0]], width=10), ValueError, "width must be >= 24"),
+    (lambda: heatmap_svg([[1.0]], title="t", max_cells=0), ValueError, "max_cells must be >= 1"),
+    (lambda: heatmap_svg([[1.0], [2.0]], title="t", row_labels=["a"]), ValueError,
+     "row_labels must be a list of 2 labels"),
+    (lambda: heatmap_svg([[1.0]], title=None), TypeError,  # type: ignore[arg-type]
+     "title must be a str, got None"),
+    (lambda: line_chart_svg([0, 1], {"a": [1.0]}, title="t"), ShapeError, "1 values for 2 x"),
+    (lambda: line_chart_svg([0, 1], {"a": [1.0, math.inf]}, title="t"), ValueError, "finite"),
+    (lambda: line_chart_svg([1, 0], {"a": [1.0, 2.0]}, title="t"), ValueError, "increase"),
+    (lambda: line_chart_svg([0, 1], [[1.0, 2.0]], title="t"),  # type: ignore[arg-type]
+     TypeError, "dict"),
+    (lambda: line_chart_text([0, 1], {str(n): [0, 1] for n in range(11)}), ValueError,
+     "1 to 10 series"),
+    (lambda: curves((0, 32), 8, 32), ValueError, "dimension 32 is out of range: d_model = 32"),
+    (lambda: curves((3, 3)), ValueError, "twice"),
+    (lambda: dot_products(8, 4, at=(-1,)), ValueError, ">= 0"),
+    (lambda: attention_weights("The cat"),  # type: ignore[arg-type]
+     TypeError, "the Trace that minipe.run"),
+])
+def test_bad_input_is_explained(call: Any, error: type[Exception], words: str) -> None:
+    with pytest.raises(error, match=words):
+        call()
+
+
+# --- writing files -----------------------------------------------------------------------
+
+def leftovers(directory: Path) -> list[str]:
+    return sorted(path.name for path in directory.iterdir())
+
+
+def test_write_svg_writes_the_text(tmp_path: Path) -> None:
+    svg = pe_table(8, 4).svg()
+    path = write_svg(tmp_path / "pe.svg", svg)
+    assert path == tmp_path / "pe.svg" and path.read_text(encoding="utf-8") == svg
+    assert leftovers(tmp_path) == ["pe.svg"]  # no temporary file left behind
+
+
+def test_an_unwritable_path_is_named(tmp_path: Path) -> None:
+    not_a_directory = tmp_path / "notes.txt"
+    not_a_directory.write_text("hello")
+    target = not_a_directory / "pe.svg"
+    with pytest.raises(OSError, match=re.escape(f"cannot write {str(target)!r}")):
+        write_svg(target, pe_table(8, 4).svg())
+    with pytest.raises(OSError, match="cannot write"):
+        write_svg(tmp_path, pe_table(8, 4).svg())  # a directory is not a file
+    assert leftovers(tmp_path) == ["notes.txt"]
+
+
+def test_a_failed_write_leaves_no_half_written_file(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    real_fdopen = os.fdopen
+
+    class DiskFull:
+        """Writes the first half of the text, then fails, like a full disk."""
+
+        def __init__(self, handle: int, *args: Any, **kwargs: Any) -> None:
+            self.stream = real_fdopen(handle, *args, **kwargs)
+
+        def __enter__(self) -> DiskFull:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.stream.close()
+
+        def write(self, text: str) -> int:
+            self.stream.write(text[: len(text) // 2])
+            self.stream.flush()
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("minipe.plot.svg.os.fdopen", DiskFull)
+    with pytest.raises(OSError, match="No space left on device"):
+        write_svg(tmp_path / "pe.svg", pe_table(8, 4).svg())
+    assert leftovers(tmp_path) == []  # neither pe.svg nor a temporary file
+
+
+def test_a_failed_replace_keeps_the_old_file(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    old = write_svg(tmp_path / "pe.svg", pe_table(8, 4).svg()).read_bytes()
+
+    def refuse(source: str, target: str) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("minipe.plot.svg.os.replace", refuse)
+    with pytest.raises(OSError, match="Permission denied"):
+        write_svg(tmp_path / "pe.svg", pe_table(16, 8).svg())
+    assert (tmp_path / "pe.svg").read_bytes() == old
+    assert leftovers(tmp_path) == ["pe.svg"]
+
+
+def test_write_svg_wants_svg_text(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="svg must be the SVG text"):
+        write_svg(tmp_path / "pe.svg", pe_table(8, 4))  # type: ignore[arg-type]
+
+
+# --- python -m minipe.plot -------------------------------------------------------------------
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "NO_COLOR": ""}
+    return subprocess.run([sys.executable, "-m", "minipe.plot", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60, env=environment)
+
+
+@pytest.mark.parametrize("args, cells, lines", [
+    (["pe", "--positions", "64", "--d-model", "32"], 64 * 32, 0),
+    (["attention", "The cat sat on the mat", "--causal"], 6 * 6, 0),
+    (["curves", "--dims", "0", "5", "--positions", "40"], 0, 2),
+    (["dot", "--max-offset", "30", "--at", "0", "7", "100"], 0, 3),
+])
+def test_the_command_writes_a_figure(tmp_path: Path, args: list[str], cells: int,
+                                     lines: int) -> None:
+    out = tmp_path / "figure.svg"
+    done = cli(*args, "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"wrote {out}\n"
+    root = parse(out.read_text(encoding="utf-8"))
+    if cells:
+        assert len(group(root, "cells").findall(f"{SVG}rect")) == cells
+    else:
+        assert len(group(root, "series").findall(f"{SVG}polyline")) == lines
+
+
+def test_without_out_the_picture_is_printed_plainly_when_piped() -> None:
+    done = cli("attention", "A dog bites a man", "--width", "60")
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout and all(len(line) <= 60 for line in done.stdout.splitlines())
+    assert done.stdout.splitlines()[1].startswith("0 a   ")  # the tokens label the rows
+    assert "legend:" in cli("pe").stdout and "* PE(pos, 0)" in cli("curves").stdout
+
+
+@pytest.mark.parametrize("args, words", [
+    (["pe", "--positions", "0"], "num_positions must be >= 1, got 0"),
+    (["curves", "--dims", "40"], "dimension 40 is out of range"),
+    (["attention", "--positions", "absolute"], "invalid choice: 'absolute'"),
+    (["histogram"], "invalid choice: 'histogram'"),
+    ([], "the following arguments are required: KIND"),
+    (["pe", "--out", "no/such/directory/pe.svg"], "cannot write 'no/such/directory/pe.svg'"),
+])
+def test_bad_arguments_exit_2_with_a_message(args: list[str], words: str) -> None:
+    done = cli(*args)
+    assert done.returncode == 2
+    assert words in done.stderr and done.stdout == ""
+
+
+def test_help_explains_each_kind() -> None:
+    done = cli("--help")
+    assert done.returncode == 0
+    listed = [line.split()[0] for line in done.stdout.splitlines()
+              if re.match(r"    \w", line)]  # "    pe        the sinusoidal table ..."
+    assert listed[:4] == ["pe", "curves", "dot", "attention"]
+    assert "--dims J [J ...]" in cli("curves", "--help").stdout
+
+
+# --- the README's figure ---------------------------------------------------------------------
+
+def test_the_readme_figure_is_what_its_command_makes() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = next(line.strip() for line in readme.splitlines()
+                   if line.strip().startswith("python -m minipe.plot pe "))
+    argv = shlex.split(command)[3:]
+    out = argv[argv.index("--out") + 1]
+    assert out == "walkthroughs/figures/pe_table.svg"
+    assert f"({out})" in readme  # the README shows the file it names
+    svg = figure_for(build_parser().parse_args(argv)).svg()
+    assert (ROOT / out).read_bytes() == svg.encode("utf-8"), \
+        f"the committed figure is stale: run `{command}`"
