@@ -14,8 +14,9 @@ Read the chapters in this order (each is one module):
     rotary.py      RoPE: rotate the queries and keys instead of adding positions
     relative.py    ALiBi, T5 buckets, clipped relative positions: biases on the scores
     pipeline.py    every stage at once: run(text) -> Trace
+    plot/          pictures: terminal heatmaps and SVG (import minipe.plot for them)
 
-Importing minipe does nothing but define these names.
+Importing minipe does nothing but define these names; it does not import plot.
 """
 
 from minipe.attention import (

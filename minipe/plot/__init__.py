@@ -1,4 +1,4 @@
-"""Chapter 8 - pictures: see the encodings instead of reading a 1024 x 768 table.
+"""Chapter 10 - pictures: see the encodings instead of reading a 1024 x 768 table.
 
     table.py     what every picture needs: checked numbers, their range, averaging down
     terminal.py  a heatmap of shade blocks (or ANSI colours) and a text line chart
