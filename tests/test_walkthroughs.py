@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -225,7 +226,8 @@ def test_lesson_reads_as_cells_and_repeats_its_numbers_in_comments(path: Path) -
     assert source.count("# %%") >= 3  # cells for VS Code, PyCharm, Jupyter (jupytext)
     assert source.count("lesson.stage(") >= 3
     assert "Question:" in source  # the docstring says what the lesson answers
-    assert "import minipe." not in source and "from minipe." not in source  # public API only
+    # public API only: `from minipe import ...`, and minipe.plot for the figures
+    assert not re.search(r"(import|from) minipe\.(?!plot import)", source)
     assert '"__main__"' in source
 
 
@@ -297,3 +299,53 @@ def test_the_pdb_recipe_points_at_the_line_it_names() -> None:
     assert match, "walkthroughs/README.md lost its pdb recipe"
     lines = (WALKTHROUGHS / "09_the_whole_pipeline.py").read_text().splitlines()
     assert "= run(" in lines[int(match.group(1)) - 1]
+
+
+# The figures each lesson draws under --svg DIR (issue 5: walkthroughs write their figures).
+FIGURES: dict[str, set[str]] = {
+    "03_attention_is_blind_to_order.py": {"weights_without_positions.svg",
+                                          "weights_with_positions.svg"},
+    "04_sinusoidal_by_hand.py": {"pe_curves.svg", "pe_table.svg"},
+    "05_learned_positions_and_broadcasting.py": {"pe_table_1024x768.svg"},
+    "06_relative_from_absolute.py": {"dot_products.svg"},
+    "08_binary_vs_sinusoidal.py": {"neighbour_distances.svg"},
+    "09_the_whole_pipeline.py": {"causal_weights.svg"},
+    "12_absolute_vs_relative.py": {f"weights_{kind}.svg"
+                                   for kind in ("none", "sinusoidal", "rope", "alibi")},
+}
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=[path.stem for path in LESSONS])
+def test_lesson_writes_its_figures_under_svg(path: Path, tmp_path: Path) -> None:
+    figures = tmp_path / "figures"  # does not exist yet: the lesson makes it
+    done = _run(path, "--svg", str(figures))
+    assert done.returncode == 0, done.stderr
+    expected = FIGURES.get(path.name, set())
+    written = {child.name for child in figures.iterdir()} if figures.exists() else set()
+    assert written == expected  # and no temporary file left behind
+    assert done.stdout.count("[figure written: ") == len(expected)
+    for name in expected:
+        root = ElementTree.parse(figures / name).getroot()
+        assert root.tag == "{http://www.w3.org/2000/svg}svg"
+        assert any(element.tag == "{http://www.w3.org/2000/svg}text" and element.text
+                   for element in root.iter())  # a titled figure, not a bare grid
+
+
+def test_the_figures_name_what_they_show(tmp_path: Path) -> None:
+    _run(WALKTHROUGHS / "09_the_whole_pipeline.py", "--svg", str(tmp_path))
+    words = [element.text for element in ElementTree.parse(tmp_path / "causal_weights.svg").iter()
+             if element.tag == "{http://www.w3.org/2000/svg}text"]
+    for token in ("0 the", "1 cat", "5 mat"):  # the tokens label both axes
+        assert words.count(token) == 2, token
+    assert "1.000" in words  # the first token attends only to itself
+    _run(WALKTHROUGHS / "05_learned_positions_and_broadcasting.py", "--svg", str(tmp_path))
+    big = (tmp_path / "pe_table_1024x768.svg").read_text()
+    assert "downsampled from 1024 x 768" in big  # and it says so
+
+
+def test_svg_needs_a_directory(tmp_path: Path) -> None:
+    a_file = tmp_path / "figures"
+    a_file.write_text("not a directory")
+    done = _run(WALKTHROUGHS / "04_sinusoidal_by_hand.py", "--svg", str(a_file))
+    assert done.returncode == 2
+    assert "--svg needs a directory" in done.stderr and str(a_file) in done.stderr

@@ -17,6 +17,7 @@ from minipe import (
     format_matrix,
     sinusoidal_encoding,
 )
+from minipe.plot import Heatmap
 
 # %% Two sentences, the same tokens
 if __name__ == "__main__":
@@ -50,6 +51,10 @@ if __name__ == "__main__":
     print(format_matrix(man_out, row_labels=["1st: man", "2nd: man"]))
     # both rows start [0.9651, 0.1473, -0.2512, ...]
     print(f"the same output for 'man'? {allclose(man_out[0], man_out[1])}")  # True
+    lesson.save_figure("weights_without_positions.svg", Heatmap(
+        head(x_first).weights, title=f"Attention weights for {first!r}, no positions",
+        x_name="key: token j", y_name="query: token i",
+        row_labels=tuple(first_tokens), col_labels=tuple(first_tokens)))
     print("Attention mixed the same five vectors with the same weights: nothing in")
     print("them says where each token stands, so 'man' cannot know who bites whom.")
 
@@ -79,5 +84,9 @@ if __name__ == "__main__":
     print(f"the same output for 'man'? {allclose(man_out[0], man_out[1])}")  # False
     permuted_outputs = Matrix([pos_out_first[j].tolist() for j in permutation])
     print(f"still just a permutation?  {allclose(pos_out_second, permuted_outputs)}")  # False
+    lesson.save_figure("weights_with_positions.svg", Heatmap(
+        head(x_first + positions).weights, title=f"Attention weights for {first!r}, X + PE",
+        x_name="key: token j", y_name="query: token i",
+        row_labels=tuple(first_tokens), col_labels=tuple(first_tokens)))
     print("Each row now carries its position, so the order changes what attention")
     print("computes. That is the whole job of a positional encoding.")

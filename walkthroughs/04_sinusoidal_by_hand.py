@@ -21,6 +21,7 @@ from minipe import (
     sinusoidal_encoding,
     sinusoidal_position,
 )
+from minipe.plot import curves, pe_table
 
 # %% The denominators: one per pair of columns
 if __name__ == "__main__":
@@ -100,6 +101,9 @@ if __name__ == "__main__":
     print(f"the bound 2*pi*10000 = {2 * math.pi * base:,.0f} is approached, never reached.")
     # 6.28 up to 60,611; 2*pi*10000 = 62,832
     print("Fast columns tell neighbours apart; slow ones place a token in a long text.")
+    # Lecture 003's missing plot: columns 0, 1, 4 and 8 of a d_model = 32 table as waves.
+    lesson.save_figure("pe_curves.svg", curves(dims=(0, 1, 4, 8), num_positions=64, d_model=32))
+    lesson.save_figure("pe_table.svg", pe_table(64, 32))
 
 # %% What base 100000 (lecture 004) changes
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from minipe import (
     format_matrix,
     sinusoidal_encoding,
 )
+from minipe.plot import pe_table
 
 TEXT = """The cat sat on the mat and looked at the dog. The dog sat by the door
 and looked at the cat. Neither of them moved, because each of them knew that
@@ -123,3 +124,4 @@ if __name__ == "__main__":
     print(format_matrix(table))  # its corners: rows 0-2 and 1021-1023, 3 columns each side
     # PE(1) starts [0.8415, 0.5403, 0.8284, ...]; PE(1023) starts [-0.9165, 0.4001, ...]
     print("A sinusoidal table is computed, not learned: GPT-2 learns its 1024 rows.")
+    lesson.save_figure("pe_table_1024x768.svg", pe_table(gpt2_context, gpt2_d_model))

@@ -18,6 +18,7 @@ from minipe import (
     sinusoidal_encoding,
     sinusoidal_position,
 )
+from minipe.plot import dot_products
 
 # %% The shift matrix M_k
 if __name__ == "__main__":
@@ -80,3 +81,4 @@ if __name__ == "__main__":
     print("The similarity falls as the offset grows - not strictly (fast columns")
     print("wrap around), but broadly. Attention scores built from these vectors")
     print("can therefore prefer nearby tokens.")
+    lesson.save_figure("dot_products.svg", dot_products(max_offset=64, d_model=64, at=(0, 10, 100)))

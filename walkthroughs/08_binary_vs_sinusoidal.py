@@ -9,6 +9,7 @@ Lecture 004. Run: python walkthroughs/08_binary_vs_sinusoidal.py [--step]
 from lesson import Lesson
 
 from minipe import binary_encoding, sinusoidal_encoding
+from minipe.plot import LineChart
 
 # %% Positions in binary
 if __name__ == "__main__":
@@ -52,3 +53,9 @@ if __name__ == "__main__":
     print("Every step has the same length: the step from pos to pos + 1 is the")
     print("rotation M_1 of lesson 6, which moves every vector by the same amount.")
     print("Sines and cosines are the smooth, continuous cousins of binary digits.")
+    lesson.save_figure("neighbour_distances.svg", LineChart(
+        x=tuple(float(pos) for pos in range(num_positions - 1)),
+        series=(("binary, 4 bits", tuple(binary_steps)),
+                ("sinusoidal, d_model = 8", tuple(smooth_steps))),
+        title="Distance from position pos to pos + 1", x_name="position pos",
+        y_name="distance to the next position"))

@@ -23,6 +23,7 @@ from minipe import (
     scaled_dot_product_attention,
     sinusoidal_encoding,
 )
+from minipe.plot import attention_weights
 
 # %% Text -> tokens -> IDs
 if __name__ == "__main__":
@@ -100,3 +101,4 @@ if __name__ == "__main__":
           f"{allclose(trace.attention.output, result.output)}")  # True
     print("Shapes along the way: (6,) -> (6, 8) -> (6, 8) -> 3 x (6, 8) -> (6, 6)")
     print("-> (6, 8). The output has one row per token, as the input did.")
+    lesson.save_figure("causal_weights.svg", attention_weights(trace))

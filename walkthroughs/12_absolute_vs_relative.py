@@ -21,6 +21,7 @@ from minipe import (
     scaled_dot_product_attention,
     sinusoidal_encoding,
 )
+from minipe.plot import attention_weights
 
 # %% One sentence, four ways
 if __name__ == "__main__":
@@ -54,6 +55,8 @@ if __name__ == "__main__":
     print("Without positions both 'the's get the same weight (0.1820): attention")
     print("cannot tell them apart. With any of the three they differ, and ALiBi")
     print("pulls the weight towards the near 'the' (0.2687) and away from the far one.")
+    for kind, trace in traces.items():
+        lesson.save_figure(f"weights_{kind}.svg", attention_weights(trace))
 
 # %% Slide the whole sentence 100 positions on
 if __name__ == "__main__":

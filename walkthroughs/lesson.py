@@ -6,6 +6,10 @@ first waits for Enter, so you can read what the stage before printed:
 
     python walkthroughs/01_text_to_ids.py            # straight through
     python walkthroughs/01_text_to_ids.py --step     # pause after each stage
+    python walkthroughs/04_sinusoidal_by_hand.py --svg figures   # and draw
+
+With `--svg DIR`, a lesson also writes its figures into DIR as SVG files
+(`lesson.save_figure`), drawn by minipe.plot.
 
 The pause waits only when stdin is a terminal. Piped or redirected, the
 lesson runs straight through, so it never hangs a script or a test.
@@ -21,12 +25,19 @@ import argparse
 import importlib.util
 import sys
 from pathlib import Path
+from typing import Protocol
 
 CLONE = str(Path(__file__).resolve().parent.parent)  # the directory that holds minipe/
 if importlib.util.find_spec("minipe") is None and CLONE not in sys.path:
     sys.path.append(CLONE)
 
 PROMPT = "   ... press Enter for the next stage "
+
+
+class Figure(Protocol):
+    """Anything that can draw itself as SVG text, like minipe.plot's Heatmap and LineChart."""
+
+    def svg(self) -> str: ...
 
 
 class Lesson:
@@ -42,9 +53,14 @@ class Lesson:
             description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
         parser.add_argument("--step", action="store_true",
                             help="pause after each stage until Enter is pressed")
+        parser.add_argument("--svg", metavar="DIR", type=Path,
+                            help="also write the lesson's figures into DIR, as SVG files")
         # parse_known_args: a notebook kernel passes arguments of its own.
         args, _ = parser.parse_known_args(argv)
+        if args.svg is not None and args.svg.exists() and not args.svg.is_dir():
+            parser.error(f"--svg needs a directory for the figures, but {args.svg} is a file")
         self.step: bool = args.step
+        self.svg_dir: Path | None = args.svg
         self.stages = 0
         title = doc.partition("\n")[0]
         print(title)
@@ -61,6 +77,16 @@ class Lesson:
         print()
         print(f"{self.stages}. {heading}")
 
+    def save_figure(self, filename: str, figure: Figure) -> None:
+        """Under --svg DIR, draw `figure` into DIR/filename and say so; otherwise nothing."""
+        if self.svg_dir is None:
+            return
+        from minipe.plot import write_svg  # only now: drawing is optional
+
+        self.svg_dir.mkdir(parents=True, exist_ok=True)
+        path = write_svg(self.svg_dir / filename, figure.svg())
+        print(f"   [figure written: {path}]")
+
     def pause(self) -> None:
         """Wait for Enter. Ctrl-D (end of input) stops the pauses and runs on."""
         try:
@@ -70,4 +96,4 @@ class Lesson:
             self.step = False
 
     def __repr__(self) -> str:
-        return f"Lesson(stages={self.stages}, step={self.step})"
+        return f"Lesson(stages={self.stages}, step={self.step}, svg_dir={self.svg_dir})"
