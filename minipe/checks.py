@@ -15,6 +15,7 @@ Not a chapter of the pipeline: the plumbing each chapter would otherwise repeat.
 
 from __future__ import annotations
 
+import math
 from typing import Iterable
 
 from minipe.broadcast import ShapeError
@@ -77,6 +78,16 @@ def checked_rows(rows: object, what: str) -> tuple[tuple[float, ...], ...]:
                 f"has {len(row)}; every row of a Matrix needs the same length"
             )
     return checked
+
+
+def checked_base(base: object) -> float:
+    """The base of the sinusoids' and RoPE's frequencies: a finite number > 0."""
+    if isinstance(base, bool) or not isinstance(base, (int, float)):
+        raise TypeError(f"base must be a number, got {base!r}")
+    if not base > 0 or math.isinf(base):
+        raise ValueError(f"base must be a finite number > 0 (the 2017 paper, RoFormer and "
+                         f"Llama use 10000), got {base}")
+    return float(base)
 
 
 def checked_size(value: object, name: str, minimum: int = 1) -> int:

@@ -32,17 +32,9 @@ from __future__ import annotations
 
 import math
 
-from minipe.checks import Frozen, checked_size
+from minipe.checks import Frozen, checked_base, checked_size
 from minipe.embedding import Embedding
 from minipe.linalg import Matrix, Vector
-
-
-def _check_base(base: object) -> float:
-    if isinstance(base, bool) or not isinstance(base, (int, float)):
-        raise TypeError(f"base must be a number, got {base!r}")
-    if not base > 0 or math.isinf(base):
-        raise ValueError(f"base must be a finite number > 0 (the paper uses 10000), got {base}")
-    return float(base)
 
 
 def sinusoidal_denominators(d_model: int, *, base: float = 10000.0) -> Vector:
@@ -54,7 +46,7 @@ def sinusoidal_denominators(d_model: int, *, base: float = 10000.0) -> Vector:
     There are ceil(d_model / 2) of them: an odd d_model ends on a lone sine column.
     """
     checked_size(d_model, "d_model")
-    base = _check_base(base)
+    base = checked_base(base)
     pairs = (d_model + 1) // 2
     return Vector._trusted(tuple(base ** (2 * i / d_model) for i in range(pairs)))
 

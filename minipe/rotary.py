@@ -39,19 +39,10 @@ from __future__ import annotations
 
 import math
 
-from minipe.checks import checked_size
+from minipe.checks import checked_base, checked_size
 from minipe.linalg import Matrix
 
 LAYOUTS = ("interleaved", "half")
-
-
-def _checked_base(base: object) -> float:
-    if isinstance(base, bool) or not isinstance(base, (int, float)):
-        raise TypeError(f"base must be a number, got {base!r}")
-    if not base > 0 or math.isinf(base):
-        raise ValueError(f"base must be a finite number > 0 (RoFormer and Llama use 10000), "
-                         f"got {base}")
-    return float(base)
 
 
 def rotary_pairs(d: int, layout: str = "interleaved") -> list[tuple[int, int]]:
@@ -105,7 +96,7 @@ def apply_rotary(
     checked_size(start, "start", minimum=0)
     d = x.shape[1]
     pairs = rotary_pairs(d, layout)
-    base = _checked_base(base)
+    base = checked_base(base)
     thetas = [base ** (-2 * i / d) for i in range(d // 2)]  # theta_i = base**(-2i/d)
     rows = []
     for r, row in enumerate(x._rows):
