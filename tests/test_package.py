@@ -90,13 +90,18 @@ def test_only_the_standard_library_at_run_time() -> None:
                 f"{path.name} imports {name}"
 
 
-def test_importing_prints_nothing_and_leaves_global_random_alone() -> None:
-    script = ("import random; random.seed(1); before = random.random(); random.seed(1); "
-              "import minipe; assert random.random() == before")
+def _runs_silently(script: str) -> None:
+    """`python -c script` from the clone succeeds and prints nothing at all."""
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "" and done.stderr == ""
+
+
+def test_importing_prints_nothing_and_leaves_global_random_alone() -> None:
+    script = ("import random; random.seed(1); before = random.random(); random.seed(1); "
+              "import minipe; assert random.random() == before")
+    _runs_silently(script)
 
 
 def test_importing_minipe_leaves_the_pictures_out() -> None:
@@ -104,10 +109,7 @@ def test_importing_minipe_leaves_the_pictures_out() -> None:
     script = ("import sys, minipe; assert 'minipe.plot' not in sys.modules; "
               "import random; random.seed(1); before = random.random(); random.seed(1); "
               "import minipe.plot; assert random.random() == before")
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == "" and done.stderr == ""
+    _runs_silently(script)
 
 
 def test_the_public_api_of_design_md() -> None:
