@@ -5,30 +5,34 @@
 
 Read the chapters in this order (each is one module):
 
-    broadcast.py   the broadcasting rule: (8, 4, 256) + (4, 256)
-    linalg.py      Vector, Matrix, Batch
-    tokenizer.py   text -> tokens -> IDs and back
-    embedding.py   IDs -> vectors, a seeded lookup table
-    positional.py  sinusoidal, learned and binary position encodings
-    attention.py   softmax and scaled dot-product attention
-    rotary.py      RoPE: rotate the queries and keys instead of adding positions
-    relative.py    ALiBi, T5 buckets, clipped relative positions: biases on the scores
-    pipeline.py    every stage at once: run(text) -> Trace
-    plot/          pictures: terminal heatmaps and SVG (import minipe.plot for them)
+    1 tokenizer.py   text -> tokens -> IDs and back
+    2 embedding.py   IDs -> vectors, a seeded lookup table
+    3 positional.py  sinusoidal, learned and binary position encodings; adding them
+    4 attention.py   softmax and scaled dot-product attention
+    5 rotary.py      RoPE: rotate the queries and keys instead of adding positions
+    6 relative.py    ALiBi, T5 buckets, clipped relative positions: biases on the scores
+    7 pipeline.py    every stage at once: run(text) -> Trace
+    8 plot/          pictures: terminal heatmaps and SVG (import minipe.plot for them)
+
+The chapters stand on two appendices, to read when curiosity calls:
+
+    A arrays.py      Vector, Matrix, Batch: immutable, with typed arithmetic
+    B broadcast.py   the broadcasting rule: (8, 4, 256) + (4, 256)
 
 Importing minipe does nothing but define these names; it does not import plot.
 """
 
+from minipe.arrays import Batch, Matrix, Vector, add, allclose, format_matrix, subtract
 from minipe.attention import (
     AttentionResult,
     SingleHeadAttention,
+    causal_mask,
     scaled_dot_product_attention,
     softmax,
     softmax_naive,
 )
 from minipe.broadcast import ShapeError, broadcast_shapes
 from minipe.embedding import Embedding
-from minipe.linalg import Batch, Matrix, Vector, add, allclose, format_matrix, subtract
 from minipe.pipeline import Trace, run
 from minipe.positional import (
     LearnedPositionalEmbedding,
@@ -45,7 +49,7 @@ from minipe.relative import (
     clipped_relative_positions,
     t5_relative_bucket,
 )
-from minipe.rotary import apply_rotary, rotary_pairs
+from minipe.rotary import RotaryAttention, apply_rotary, rotary_pairs
 from minipe.tokenizer import Tokenizer
 
 __all__ = [
@@ -55,6 +59,7 @@ __all__ = [
     "LearnedPositionalEmbedding",
     "Matrix",
     "RelativePositionEmbedding",
+    "RotaryAttention",
     "ShapeError",
     "SingleHeadAttention",
     "Tokenizer",
@@ -67,6 +72,7 @@ __all__ = [
     "apply_rotary",
     "binary_encoding",
     "broadcast_shapes",
+    "causal_mask",
     "clipped_relative_positions",
     "format_matrix",
     "relative_shift_matrix",

@@ -1,4 +1,7 @@
-"""Chapter 1 - broadcasting: how a (4, 256) table is added to an (8, 4, 256) batch.
+"""Appendix B - broadcasting: how a (4, 256) table is added to an (8, 4, 256) batch.
+
+Chapter 3 (minipe/positional.py) ends by adding a position table to a batch
+of token embeddings; this appendix is the rule that makes that work.
 
 Lecture 001 adds a position table of shape (4, 256) to token embeddings of
 shape (8, 4, 256) and says PyTorch "broadcasts" the table over the batch:
@@ -19,8 +22,8 @@ The rule, for two shapes:
 3. The result takes the larger size on every axis: (8, 4, 256).
 
 Nothing here knows about Vector or Matrix: the rule works on shapes (tuples of
-ints) and on plain nested lists of floats. `minipe.linalg.add` builds `+` on
-top of it.
+ints) and on plain nested tuples of floats. Appendix A (minipe/arrays.py)
+builds `+` and `-` on top of it.
 
 Left out: broadcasting of more than two operands at once in the element-wise
 walk (`broadcast_shapes` itself takes any number of shapes), and axes of size 0.
@@ -110,25 +113,26 @@ def broadcast_elementwise(
     b_shape: Shape,
     *,
     verb: str = "broadcast",
-) -> tuple[Nested, Shape]:
+) -> Nested:
     """Apply `op` to every pair of elements of two broadcast operands.
 
-    `a` and `b` are nested lists (or tuples) of floats with shapes `a_shape`
-    and `b_shape`; a bare float has shape (). Returns the results, as nested
-    tuples, and their shape.
+    `a` and `b` are nested tuples (or lists) of floats with shapes `a_shape`
+    and `b_shape`, as Vector, Matrix and Batch hold them (their shapes are
+    valid already); a bare float has shape (). Returns the results, as nested
+    tuples of the broadcast shape.
 
     >>> broadcast_elementwise(lambda x, y: x + y, [[1.0], [2.0]], (2, 1), [10.0, 20.0], (2,))
-    (((11.0, 21.0), (12.0, 22.0)), (2, 2))
+    ((11.0, 21.0), (12.0, 22.0))
 
     The walk is the rule, step by step:
     - the operand with fewer axes gets leading axes of size 1 (it is wrapped
       in one-element lists), exactly like NumPy's padding with 1s;
     - on each axis, an operand of size 1 offers the same item for every index.
     """
-    shape = broadcast_shapes(a_shape, b_shape, verb=verb)
+    shape = _broadcast_pair(a_shape, b_shape, verb, str(a_shape))
     a_padded = _add_leading_axes(a, len(shape) - len(a_shape))  # now len(shape) axes deep
     b_padded = _add_leading_axes(b, len(shape) - len(b_shape))
-    return _walk(op, a_padded, b_padded, len(shape)), shape
+    return _walk(op, a_padded, b_padded, len(shape))
 
 
 def _add_leading_axes(value: Nested, count: int) -> Nested:

@@ -7,9 +7,6 @@ got, and what is allowed - at the public function, not three frames down:
 Traceback (most recent call last):
 ValueError: d_model must be >= 1, got 0
 
-`Frozen` is the other promise every chapter keeps: nothing a caller holds can
-change an object after it is built.
-
 Not a chapter of the pipeline: the plumbing each chapter would otherwise repeat.
 """
 
@@ -19,27 +16,6 @@ import math
 from typing import Iterable
 
 from minipe.broadcast import ShapeError
-
-
-class Frozen:
-    """A base class whose attributes cannot be set or deleted once the object is built.
-
-    Subclasses list their attributes in __slots__ and set them in __init__
-    with `self._set(name, value)`; after that, `obj.x = ...` and `del obj.x`
-    raise AttributeError. Every value they hold is immutable too (tuples,
-    Matrix, Vector), so nothing a caller holds can change the object.
-    """
-
-    __slots__ = ()
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"{type(self).__name__} is immutable: build a new one instead")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"{type(self).__name__} is immutable: its attributes stay")
-
-    def _set(self, name: str, value: object) -> None:
-        object.__setattr__(self, name, value)  # used only while building
 
 
 def checked_number(value: object, where: str) -> float:
@@ -52,32 +28,23 @@ def checked_number(value: object, where: str) -> float:
         raise ValueError(f"{where} = {value} is too large for a float (about 1.8e308 at most)") \
             from None
     if number != number:
-        raise ValueError(f"{where} is NaN; minipe refuses NaN so it cannot spread silently")
+        raise ValueError(f"{where} is NaN (inf - inf and inf * 0 make NaN); minipe refuses "
+                         f"NaN so it cannot spread silently")
     return number
 
 
 def checked_values(values: object, what: str) -> tuple[float, ...]:
+    """`values` as a tuple of floats, read number by number; an error names the first bad one.
+
+    Vector's constructor takes a quicker look first and calls this only for a
+    row that fails it, so the sentence can say which number is wrong.
+    """
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
         raise TypeError(f"{what} must be a list of numbers, got {type(values).__name__}")
-    checked = tuple(checked_number(x, f"{what}[{index}]") for index, x in enumerate(values))
-    if not checked:
+    numbers = tuple([checked_number(x, f"{what}[{j}]") for j, x in enumerate(values)])
+    if not numbers:
         raise ValueError(f"{what} is empty; it needs at least one number")
-    return checked
-
-
-def checked_rows(rows: object, what: str) -> tuple[tuple[float, ...], ...]:
-    if isinstance(rows, (str, bytes)) or not isinstance(rows, Iterable):
-        raise TypeError(f"{what} must be a list of rows, got {type(rows).__name__}")
-    checked = tuple(checked_values(row, f"{what}[{index}]") for index, row in enumerate(rows))
-    if not checked:
-        raise ValueError(f"{what} has no rows; it needs at least one")
-    for index, row in enumerate(checked):
-        if len(row) != len(checked[0]):
-            raise ShapeError(
-                f"ragged rows: {what}[0] has {len(checked[0])} values but {what}[{index}] "
-                f"has {len(row)}; every row of a Matrix needs the same length"
-            )
-    return checked
+    return numbers
 
 
 def checked_base(base: object) -> float:

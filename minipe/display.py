@@ -2,16 +2,19 @@
 
 A debugger's variable pane shows repr(); a 1024 x 768 table must not fill it.
 Long sequences are cut to their edges - the first and last few items - with
-"..." between, the way NumPy prints large arrays.
+"..." between, the way NumPy prints large arrays. The cut comes first and only
+the items that are shown get formatted, so printing costs the same at any size.
 
 Not a chapter of the pipeline: the printing the chapters share.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Callable, Sequence, TypeVar
 
 EDGE = 3  # a long axis is shown as its first EDGE and last EDGE items
+
+Item = TypeVar("Item")
 
 
 def format_number(x: float) -> str:
@@ -22,34 +25,40 @@ def format_number(x: float) -> str:
     return text
 
 
-def edges(items: list[str], ellipsis: str, edge: int = EDGE) -> list[str]:
-    """All items if there are few; else the first `edge`, `ellipsis`, the last `edge`."""
+def edges(items: Sequence[Item], show: Callable[[Item], str], ellipsis: str,
+          edge: int = EDGE) -> list[str]:
+    """The shown items, formatted: all of them if there are few, else the first `edge`,
+    `ellipsis`, and the last `edge`. Only what is shown is formatted.
+
+    >>> edges(range(100), str, "...")
+    ['0', '1', '2', '...', '97', '98', '99']
+    """
     if len(items) <= 2 * edge + 2:  # hiding one or two items would save nothing
-        return items
-    return items[:edge] + [ellipsis] + items[-edge:]
+        return [show(item) for item in items]
+    first = [show(item) for item in items[:edge]]
+    last = [show(item) for item in items[-edge:]]
+    return first + [ellipsis] + last
 
 
-def short_list(items: Iterable[Any], show: Callable[[Any], str], edge: int = EDGE) -> str:
+def short_list(items: Sequence[Item], show: Callable[[Item], str], edge: int = EDGE) -> str:
     """'[a, b, c, ..., x, y, z]' - the edges of a long sequence, for repr."""
-    items = list(items)
-    if len(items) > 2 * edge + 2:  # hiding one or two items would save nothing
-        first = [show(x) for x in items[:edge]]
-        last = [show(x) for x in items[-edge:]]
-        return "[" + ", ".join(first + ["..."] + last) + "]"
-    return "[" + ", ".join(show(x) for x in items) + "]"
+    return "[" + ", ".join(edges(items, show, "...", edge)) + "]"
 
 
-def grid_line(values: tuple[float, ...]) -> str:
+def grid_line(values: Sequence[float]) -> str:
     """One row for print(): fixed-width columns, 4 decimals, '...' in the middle of long rows."""
-    cells = edges([f"{x:7.4f}" for x in values], "    ...")
-    return "[" + " ".join(cells) + "]"
+    return "[" + " ".join(edges(values, "{:7.4f}".format, "    ...")) + "]"
 
 
-def grid(rows: Iterable[tuple[float, ...]], row_labels: list[str] | None = None) -> str:
+def grid(rows: Sequence[Sequence[float]], row_labels: Sequence[str] | None = None) -> str:
     """Rows of numbers as aligned lines, long rows and columns cut to their edges."""
-    lines = [grid_line(row) for row in rows]
-    if row_labels is not None:
-        width = max(len(label) for label in row_labels)
-        lines = [f"{label:<{width}}  {line}" for label, line in zip(row_labels, lines)]
-        return "\n".join(edges(lines, " " * width + "   ..."))
-    return "[" + "\n ".join(edges(lines, "   ...")) + "]"
+    if row_labels is None:
+        return "[" + "\n ".join(edges(rows, grid_line, "   ...")) + "]"
+    width = max(map(len, row_labels))
+    labelled = list(zip(row_labels, rows))
+
+    def line(label_and_row: tuple[str, Sequence[float]]) -> str:
+        label, row = label_and_row
+        return f"{label:<{width}}  {grid_line(row)}"
+
+    return "\n".join(edges(labelled, line, " " * width + "   ..."))

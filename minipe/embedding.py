@@ -1,11 +1,11 @@
-"""Chapter 4 - embedding: token IDs -> vectors, by looking up rows of a table.
+"""Chapter 2 - embedding: token IDs -> vectors, by looking up rows of a table.
 
 An embedding is a table with one row per ID. Looking up ID 5 means taking
 row 5; nothing is multiplied. The table holds `num_embeddings` rows of `dim`
 numbers each:
 
     token table     vocab_size rows       x dim columns
-    position table  context_length rows   x dim columns   (chapter 5)
+    position table  context_length rows   x dim columns   (chapter 3)
 
 In a real model the rows are learned by backpropagation; before training they
 are random. Here they stay at their starting values, drawn from N(0, 1) - the
@@ -26,91 +26,94 @@ Left out: training (the table never changes), padding_idx, max_norm.
 from __future__ import annotations
 
 import random
-from typing import overload
+from dataclasses import dataclass, field
+from typing import Sequence, cast, overload
 
+from minipe.arrays import Batch, Matrix
 from minipe.broadcast import ShapeError
-from minipe.checks import Frozen, checked_size
-from minipe.linalg import Batch, Matrix
+from minipe.checks import checked_size
 
 
-class Embedding(Frozen):
-    """A seeded lookup table of shape (num_embeddings, dim)."""
+@dataclass(frozen=True, repr=False)
+class Embedding:
+    """A seeded lookup table of shape (num_embeddings, dim): row i is the vector of ID i."""
 
-    __slots__ = ("_weight",)
-    _weight: Matrix
+    num_embeddings: int
+    dim: int
+    seed: int = field(default=0, kw_only=True)
+    weight: Matrix = field(init=False)  # (num_embeddings, dim)
 
-    def __init__(self, num_embeddings: int, dim: int, *, seed: int = 0) -> None:
-        checked_size(num_embeddings, "num_embeddings")
-        checked_size(dim, "dim")
-        checked_size(seed, "seed", minimum=0)
-        rng = random.Random(seed)  # this table's own generator: no global state
-        rows = []
-        for _ in range(num_embeddings):
-            row = tuple([rng.gauss(0.0, 1.0) for _ in range(dim)])  # N(0, 1), like torch
-            rows.append(row)
-        self._set("_weight", Matrix._trusted(tuple(rows)))  # (num_embeddings, dim)
-
-    @property
-    def weight(self) -> Matrix:
-        """The whole table: row i is the vector of ID i."""
-        return self._weight
-
-    @property
-    def num_embeddings(self) -> int:
-        return self._weight.shape[0]
-
-    @property
-    def dim(self) -> int:
-        return self._weight.shape[1]
+    def __post_init__(self) -> None:
+        checked_size(self.num_embeddings, "num_embeddings")
+        checked_size(self.dim, "dim")
+        checked_size(self.seed, "seed", minimum=0)
+        rng = random.Random(self.seed)  # this table's own generator: no global state
+        mu, sigma = [0.0] * self.dim, [1.0] * self.dim
+        rows = [list(map(rng.gauss, mu, sigma))  # dim draws of rng.gauss(0.0, 1.0): N(0, 1)
+                for _ in range(self.num_embeddings)]
+        object.__setattr__(self, "weight", Matrix(rows))  # (num_embeddings, dim)
 
     @overload
-    def __call__(self, ids: list[int]) -> Matrix: ...
+    def __call__(self, ids: Sequence[int]) -> Matrix: ...
     @overload
-    def __call__(self, ids: list[list[int]]) -> Batch: ...
-    def __call__(self, ids: list[int] | list[list[int]]) -> Matrix | Batch:
+    def __call__(self, ids: Sequence[Sequence[int]]) -> Batch: ...
+    def __call__(self, ids: Sequence[int] | Sequence[Sequence[int]]) -> Matrix | Batch:
         """Look up rows: a list of n IDs -> Matrix (n, dim); b lists of n -> Batch (b, n, dim)."""
-        _check_id_list(ids, "ids")
-        if isinstance(ids[0], (list, tuple)):
-            return self._lookup_batch(ids)
-        return self.lookup(ids)
+        if _checked_ids(ids, self.num_embeddings) == "batch":
+            return Batch([self._lookup(sequence)
+                          for sequence in cast("Sequence[Sequence[int]]", ids)])  # (b, n, dim)
+        return self._lookup(cast("Sequence[int]", ids))
 
-    def lookup(self, ids: list[int], where: str = "ids") -> Matrix:
-        """Row ids[t] of the table for every t: shape (len(ids), dim)."""
-        _check_id_list(ids, where)
-        table = self._weight._rows
-        rows = []
-        for t, token_id in enumerate(ids):
-            self._check_id(token_id, f"{where}[{t}]")
-            rows.append(table[token_id])  # row token_id of the table (a tuple: shared safely)
-        return Matrix._trusted(tuple(rows))  # (n, dim)
-
-    def _lookup_batch(self, batch_ids: list[list[int]]) -> Batch:
-        matrices = []
-        for b, ids in enumerate(batch_ids):
-            _check_id_list(ids, f"ids[{b}]")
-            if len(ids) != len(batch_ids[0]):
-                raise ShapeError(f"every sequence in a batch needs the same length: ids[0] has "
-                                 f"{len(batch_ids[0])} IDs but ids[{b}] has {len(ids)}")
-            matrices.append(self.lookup(ids, where=f"ids[{b}]"))  # (n, dim)
-        return Batch._trusted(tuple(matrices))  # (b, n, dim)
-
-    def _check_id(self, token_id: object, where: str) -> None:
-        if isinstance(token_id, bool) or not isinstance(token_id, int):
-            raise TypeError(f"{where} must be an int ID, got {token_id!r}")
-        if not 0 <= token_id < self.num_embeddings:
-            raise IndexError(
-                f"{where} = {token_id} is out of range: this table has num_embeddings="
-                f"{self.num_embeddings} rows, so valid IDs are 0..{self.num_embeddings - 1}"
-                + (" (negative IDs do not wrap around)" if token_id < 0 else "")
-            )
+    def _lookup(self, ids: Sequence[int]) -> Matrix:
+        """Row ids[t] of the table for every t, shape (n, dim): nothing is multiplied."""
+        rows = tuple(self.weight)  # rows[i] is the Vector of ID i
+        return Matrix([rows[token_id] for token_id in ids])  # (n, dim)
 
     def __repr__(self) -> str:
         return f"Embedding(num_embeddings={self.num_embeddings}, dim={self.dim})"
 
 
-def _check_id_list(ids: object, where: str) -> None:
-    if isinstance(ids, (str, bytes)) or not isinstance(ids, (list, tuple)):
-        raise TypeError(f"{where} must be a list of int IDs (or, for a batch, a list of such "
-                        f"lists), got {type(ids).__name__}")
-    if not ids:
-        raise ValueError(f"{where} is empty; a lookup needs at least one ID")
+def _checked_ids(ids: object, num_embeddings: int) -> str:
+    """"batch" for a list of lists of IDs, "sequence" for one list, or an error.
+
+    Every ID must be an int in 0 .. num_embeddings - 1, and a batch's sequences
+    must have one length. Each sequence is checked whole, at C speed (the
+    types of its IDs, their smallest and largest); only a failure is read ID
+    by ID, to name the first bad one.
+    """
+    if isinstance(ids, (str, bytes)) or not isinstance(ids, (list, tuple)) or not ids:
+        raise _not_a_list(ids, "ids")
+    batch = isinstance(ids[0], (list, tuple))
+    sequences: Sequence[object] = ids if batch else [ids]
+    length = len(ids[0]) if batch else len(ids)  # every sequence needs this many IDs
+    for b, sequence in enumerate(sequences):
+        where = f"ids[{b}]" if batch else "ids"
+        if isinstance(sequence, (str, bytes)) or not isinstance(sequence, (list, tuple)) \
+                or not sequence:
+            raise _not_a_list(sequence, where)
+        if len(sequence) != length:
+            raise ShapeError(f"every sequence in a batch needs the same length: ids[0] has "
+                             f"{length} IDs but ids[{b}] has {len(sequence)}")
+        if set(map(type, sequence)) != {int}:
+            _name_the_bad_id(sequence, where, num_embeddings)
+        if min(sequence) < 0 or max(sequence) >= num_embeddings:
+            _name_the_bad_id(sequence, where, num_embeddings)
+    return "batch" if batch else "sequence"
+
+
+def _not_a_list(ids: object, where: str) -> Exception:
+    if isinstance(ids, (list, tuple)):  # an empty list
+        return ValueError(f"{where} is empty; a lookup needs at least one ID")
+    return TypeError(f"{where} must be a list of int IDs (or, for a batch, a list of such "
+                     f"lists), got {type(ids).__name__}")
+
+
+def _name_the_bad_id(sequence: Sequence[object], where: str, num_embeddings: int) -> None:
+    for t, token_id in enumerate(sequence):
+        if isinstance(token_id, bool) or not isinstance(token_id, int):
+            raise TypeError(f"{where}[{t}] must be an int ID, got {token_id!r}")
+        if not 0 <= token_id < num_embeddings:
+            raise IndexError(
+                f"{where}[{t}] = {token_id} is out of range: this table has num_embeddings="
+                f"{num_embeddings} rows, so valid IDs are 0..{num_embeddings - 1}"
+                + (" (negative IDs do not wrap around)" if token_id < 0 else ""))

@@ -1,26 +1,26 @@
-"""Chapter 9 - the pipeline: every stage from text to attention, kept for inspection.
+"""Chapter 7 - the pipeline: every stage from text to attention, kept for inspection.
 
-Lecture 001's summary, as one function:
+Lecture 001's summary, as one function, from the text "The cat sat on the mat":
 
-    1. text              "The cat sat on the mat"
-    2. tokens            ['the', 'cat', 'sat', 'on', 'the', 'mat']
-    3. token IDs         [4, 0, 3, 2, 4, 1]
-    4. token embeddings  (6, d_model)   one row of the token table per ID
-    5. position encodings (6, d_model)  row pos for the token at position pos
-    6. input embeddings  (6, d_model)   token embeddings + position encodings
-    7. attention         weights (6, 6), output (6, d_model)
+    1. tokens             ['the', 'cat', 'sat', 'on', 'the', 'mat']
+    2. token IDs          [4, 0, 3, 2, 4, 1]
+    3. token embeddings   (6, d_model)   one row of the token table per ID
+    4. position encodings (6, d_model)   row pos for the token at position pos
+    5. input embeddings   (6, d_model)   token embeddings + position encodings
+    6. attention weights  (6, 6)         softmax(Q K^T / sqrt(d_k)), row by row
+    7. attention output   (6, d_model)   weights @ V
 
 `run` returns a Trace holding all of them; `print(trace)` shows each stage
 with its shape and its first and last numbers.
 
 Five kinds of positions (`positions=`). Two add a vector to every token
-embedding at step 6; two leave the token embeddings alone and act inside
-attention at step 7 instead; one does nothing:
+embedding at stage 5; two leave the token embeddings alone and act inside
+attention at stage 6 instead; one does nothing:
 
-    "sinusoidal"  + the fixed sin/cos table             (chapter 5)
-    "learned"     + a GPT-style table                   (chapter 5)
-    "rope"        the head rotates q and k by position  (chapter 7)
-    "alibi"       score(i, j) gets -m * |i - j|         (chapter 8)
+    "sinusoidal"  + the fixed sin/cos table             (chapter 3)
+    "learned"     + a GPT-style table                   (chapter 3)
+    "rope"        the head rotates q and k by position  (chapter 5)
+    "alibi"       score(i, j) gets -m * |i - j|         (chapter 6)
     "none"        nothing: attention is blind to order
 
 ALiBi's slope: the pipeline has one head, and the rule of Press et al. would
@@ -38,13 +38,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from minipe.arrays import Matrix, format_matrix
 from minipe.attention import AttentionResult, SingleHeadAttention
 from minipe.checks import checked_flag, checked_size
 from minipe.display import short_list
 from minipe.embedding import Embedding
-from minipe.linalg import Matrix, format_matrix
 from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
 from minipe.relative import alibi_bias
+from minipe.rotary import RotaryAttention
 from minipe.tokenizer import Tokenizer, tokenize
 
 POSITION_KINDS = ("sinusoidal", "learned", "none", "rope", "alibi")
@@ -182,46 +183,34 @@ def run(
     >>> trace.token_ids, trace.input_embeddings.shape
     ((4, 0, 3, 2, 4, 1), (6, 8))
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}")
-    checked_size(d_model, "d_model")
-    checked_size(seed, "seed", minimum=0)
-    checked_flag(causal, "causal")
-    if positions not in POSITION_KINDS:
-        raise ValueError(f"positions must be one of {', '.join(POSITION_KINDS)}; "
-                         f"got {positions!r}")
-    if positions == "rope" and d_model % 2:
-        raise ValueError(f"positions='rope' needs an even d_model, got {d_model}: RoPE turns "
-                         f"the numbers of each query and key two at a time")
-    if not tokenize(text):
+    tokens = tokenize(text)  # 1. text -> tokens (the door checks text is a str)
+    if not tokens:
         raise ValueError(f"text {text!r} has no tokens: give some words, like {DEFAULT_TEXT!r}")
-    tokenizer = Tokenizer.from_corpus(text)
-    tokens = tokenizer.tokenize(text)
-    token_ids = tokenizer.encode(text)
+    _check_settings(d_model, positions, seed, causal)
+    tokenizer = Tokenizer.from_corpus(text)  # the vocabulary: the text's own words, sorted
+    token_ids = tokenizer.encode(text)  # 2. tokens -> token IDs
     n = len(token_ids)
 
     token_table = Embedding(tokenizer.vocab_size, d_model, seed=seed)
-    token_embeddings = token_table.lookup(token_ids)  # (n, d_model)
+    token_embeddings = token_table(token_ids)  # 3. (n, d_model): row token_ids[pos] per pos
 
-    position_encodings: Matrix | None
+    position_encodings: Matrix | None = None  # "none", "rope", "alibi": nothing is added
     if positions == "sinusoidal":
-        position_encodings = sinusoidal_encoding(n, d_model)  # (n, d_model)
+        position_encodings = sinusoidal_encoding(n, d_model)  # 4. (n, d_model)
     elif positions == "learned":
         position_table = LearnedPositionalEmbedding(n, d_model, seed=seed + 1)
-        position_encodings = position_table(n)  # (n, d_model)
-    else:
-        position_encodings = None  # "none", "rope", "alibi": nothing is added
+        position_encodings = position_table(n)  # 4. (n, d_model)
 
-    if position_encodings is None:
-        input_embeddings = token_embeddings
-    else:
-        input_embeddings = token_embeddings + position_encodings  # (n, d_model)
+    input_embeddings = token_embeddings  # 5. (n, d_model)
+    if position_encodings is not None:
+        input_embeddings = token_embeddings + position_encodings  # 5. row pos + PE(pos)
 
     attention_bias = None
     if positions == "alibi":
         attention_bias = alibi_bias(n, ALIBI_SLOPE, causal=causal)  # (n, n): -m * |i - j|
-    head = SingleHeadAttention(d_model, d_model, seed=seed + 2, rotary=positions == "rope")
-    attention = head(input_embeddings, causal=causal, bias=attention_bias)  # weights (n, n)
+    head_kind = RotaryAttention if positions == "rope" else SingleHeadAttention
+    head = head_kind(d_model, d_model, seed=seed + 2)
+    attention = head(input_embeddings, causal=causal, bias=attention_bias)  # 6. and 7.
 
     return Trace(
         text=text,
@@ -233,6 +222,19 @@ def run(
         input_embeddings=input_embeddings,
         attention=attention,
         positions=positions,
-        causal=bool(causal),
+        causal=causal,
         attention_bias=attention_bias,
     )
+
+
+def _check_settings(d_model: int, positions: str, seed: int, causal: bool) -> None:
+    """run()'s door: the settings of one run, each with its sentence."""
+    checked_size(d_model, "d_model")
+    checked_size(seed, "seed", minimum=0)
+    checked_flag(causal, "causal")
+    if positions not in POSITION_KINDS:
+        raise ValueError(f"positions must be one of {', '.join(POSITION_KINDS)}; "
+                         f"got {positions!r}")
+    if positions == "rope" and d_model % 2:
+        raise ValueError(f"positions='rope' needs an even d_model, got {d_model}: RoPE turns "
+                         f"the numbers of each query and key two at a time")

@@ -1,4 +1,4 @@
-"""Chapter 5 - positional encodings: telling attention where each token stands.
+"""Chapter 3 - positional encodings: telling attention where each token stands.
 
 Token embeddings say *what* a token is, not *where* it is: "cat" gets the same
 vector at position 1 and at position 5. A position encoding is a second table
@@ -26,15 +26,24 @@ Four kinds, in the order of the lectures:
    one 2x2 rotation per column pair, the same for every pos.
 4. Binary (lecture 004): position pos written in bits - it changes in jumps,
    where the sinusoids change smoothly.
+
+The chapter ends where the pipeline goes next: adding a (4, 256) table to a
+batch of token embeddings of shape (8, 4, 256), row pos of the table to token
+pos of every sequence (appendix B, minipe/broadcast.py, has the rule).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 
-from minipe.checks import Frozen, checked_base, checked_size
+from minipe.arrays import Matrix, Vector
+from minipe.checks import checked_base, checked_size
 from minipe.embedding import Embedding
-from minipe.linalg import Matrix, Vector
+
+# ---------------------------------------------------------------------------
+# 1. Sinusoidal: a fixed table from a formula
+# ---------------------------------------------------------------------------
 
 
 def sinusoidal_denominators(d_model: int, *, base: float = 10000.0) -> Vector:
@@ -46,24 +55,31 @@ def sinusoidal_denominators(d_model: int, *, base: float = 10000.0) -> Vector:
     There are ceil(d_model / 2) of them: an odd d_model ends on a lone sine column.
     """
     checked_size(d_model, "d_model")
-    base = checked_base(base)
-    pairs = (d_model + 1) // 2
-    return Vector._trusted(tuple(base ** (2 * i / d_model) for i in range(pairs)))
+    return Vector(_denominators(d_model, checked_base(base)))
 
 
-def _sinusoidal_row(pos: int, denominators: tuple[float, ...], d_model: int) -> tuple[float, ...]:
-    """Row pos of the table: sin, cos, sin, cos, ... (cut to d_model columns).
+def _denominators(d_model: int, base: float) -> list[float]:
+    return [base ** (2 * i / d_model) for i in range((d_model + 1) // 2)]  # base**(2i/d_model)
 
-    denominators[i] is base**(2i / d_model), computed once per table.
+
+def _sinusoids(positions: range, d_model: int, base: float) -> Matrix:
+    """PE(pos) for every pos in `positions`: one row per position.
+
+        PE(pos, 2i)     = sin(pos / base**(2i / d_model))
+        PE(pos, 2i + 1) = cos(pos / base**(2i / d_model))
     """
-    row = []
-    for denominator in denominators:
-        angle = pos / denominator  # pos / base**(2i / d_model)
-        row.append(math.sin(angle))  # PE(pos, 2i)
-        row.append(math.cos(angle))  # PE(pos, 2i + 1)
-    if len(row) > d_model:
-        row.pop()  # odd d_model: the last column is a sine with no cosine partner
-    return tuple(row)
+    denominators = _denominators(d_model, base)  # base**(2i / d_model), once per table
+    sin, cos = math.sin, math.cos
+    rows = []
+    for pos in positions:
+        row = []
+        for denominator in denominators:
+            angle = pos / denominator  # pos / base**(2i / d_model)
+            row.append(sin(angle))  # PE(pos, 2i)
+            row.append(cos(angle))  # PE(pos, 2i + 1)
+        del row[d_model:]  # odd d_model: the last sine has no cosine partner
+        rows.append(row)
+    return Matrix(rows)  # (len(positions), d_model)
 
 
 def sinusoidal_position(pos: int, d_model: int, *, base: float = 10000.0) -> Vector:
@@ -78,23 +94,27 @@ def sinusoidal_position(pos: int, d_model: int, *, base: float = 10000.0) -> Vec
     Vector([0.84147, 0.5403, 0.0099998, 0.99995], shape=(4,))
     """
     checked_size(pos, "pos", minimum=0)
-    denominators = sinusoidal_denominators(d_model, base=base)._values
-    return Vector._trusted(_sinusoidal_row(pos, denominators, d_model))
+    checked_size(d_model, "d_model")
+    return _sinusoids(range(pos, pos + 1), d_model, checked_base(base))[0]
 
 
 def sinusoidal_encoding(num_positions: int, d_model: int, *, base: float = 10000.0) -> Matrix:
     """The table of PE(pos) for pos = 0 .. num_positions - 1: shape (num_positions, d_model).
 
-    Row pos is `sinusoidal_position(pos, d_model, base=base)`; the denominators
-    are computed once for the whole table. GPT-2's sizes: (1024, 768).
+    Row pos is `sinusoidal_position(pos, d_model, base=base)`. GPT-2's sizes: (1024, 768).
     """
     checked_size(num_positions, "num_positions")
-    denominators = sinusoidal_denominators(d_model, base=base)._values
-    rows = tuple(_sinusoidal_row(pos, denominators, d_model) for pos in range(num_positions))
-    return Matrix._trusted(rows)  # (num_positions, d_model)
+    checked_size(d_model, "d_model")
+    return _sinusoids(range(num_positions), d_model, checked_base(base))
 
 
-class LearnedPositionalEmbedding(Frozen):
+# ---------------------------------------------------------------------------
+# 2. Learned: a table with one row per position
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, repr=False)
+class LearnedPositionalEmbedding:
     """GPT-style absolute positions: a table of context_length rows, one per position.
 
     Called with a sequence length n it returns rows 0 .. n-1 - lecture 001's
@@ -109,20 +129,15 @@ class LearnedPositionalEmbedding(Frozen):
     cannot extrapolate, where the sinusoidal formula can.
     """
 
-    __slots__ = ("_table",)
-    _table: Embedding
+    context_length: int
+    dim: int
+    seed: int = field(default=0, kw_only=True)
+    _table: Embedding = field(init=False)  # (context_length, dim)
 
-    def __init__(self, context_length: int, dim: int, *, seed: int = 0) -> None:
-        checked_size(context_length, "context_length")
-        self._set("_table", Embedding(context_length, dim, seed=seed))  # (context_length, dim)
-
-    @property
-    def context_length(self) -> int:
-        return self._table.num_embeddings
-
-    @property
-    def dim(self) -> int:
-        return self._table.dim
+    def __post_init__(self) -> None:
+        checked_size(self.context_length, "context_length")
+        table = Embedding(self.context_length, self.dim, seed=self.seed)
+        object.__setattr__(self, "_table", table)
 
     @property
     def weight(self) -> Matrix:
@@ -139,11 +154,15 @@ class LearnedPositionalEmbedding(Frozen):
                 f"{self.context_length - 1}); learned positions cannot go past their table"
             )
         positions = list(range(n))  # torch.arange(n): 0, 1, ..., n-1
-        return self._table.lookup(positions, where="positions")
+        return self._table(positions)  # (n, dim): row pos of the table for each pos
 
     def __repr__(self) -> str:
-        return (f"LearnedPositionalEmbedding(context_length={self.context_length}, "
-                f"dim={self._table.dim})")
+        return f"LearnedPositionalEmbedding(context_length={self.context_length}, dim={self.dim})"
+
+
+# ---------------------------------------------------------------------------
+# 3. The shift M_k, and 4. binary codes
+# ---------------------------------------------------------------------------
 
 
 def relative_shift_matrix(k: int, d_model: int, *, base: float = 10000.0) -> Matrix:
@@ -167,9 +186,8 @@ def relative_shift_matrix(k: int, d_model: int, *, base: float = 10000.0) -> Mat
     if d_model % 2:
         raise ValueError(f"relative_shift_matrix needs an even d_model, got {d_model}: the "
                          f"last column of an odd d_model is a sine with no cosine partner")
-    denominators = sinusoidal_denominators(d_model, base=base)._values
     rows = [[0.0] * d_model for _ in range(d_model)]
-    for i, denominator in enumerate(denominators):
+    for i, denominator in enumerate(_denominators(d_model, checked_base(base))):
         angle = k / denominator  # k * w
         cos_kw = math.cos(angle)
         sin_kw = math.sin(angle)
@@ -178,7 +196,7 @@ def relative_shift_matrix(k: int, d_model: int, *, base: float = 10000.0) -> Mat
         rows[sine_row][cosine_row] = sin_kw
         rows[cosine_row][sine_row] = -sin_kw
         rows[cosine_row][cosine_row] = cos_kw
-    return Matrix._trusted(tuple(map(tuple, rows)))  # (d_model, d_model)
+    return Matrix(rows)  # (d_model, d_model)
 
 
 def binary_encoding(num_positions: int, bits: int) -> Matrix:
@@ -200,6 +218,20 @@ def binary_encoding(num_positions: int, bits: int) -> Matrix:
                          f"use bits >= {(num_positions - 1).bit_length()}")
     rows = []
     for pos in range(num_positions):
-        row = tuple(float((pos >> j) & 1) for j in range(bits))  # bit j of pos
+        row = [float((pos >> j) & 1) for j in range(bits)]  # bit j of pos
         rows.append(row)
-    return Matrix._trusted(tuple(rows))  # (num_positions, bits)
+    return Matrix(rows)  # (num_positions, bits)
+
+
+# ---------------------------------------------------------------------------
+# 5. Adding a table to a batch
+# ---------------------------------------------------------------------------
+#
+# Token embeddings of shape (8, 4, 256) plus a (4, 256) table, as lecture 001
+# writes it:
+#
+#     input_embeddings = token_embeddings + position_table    # (8, 4, 256)
+#
+# Row pos of the table is added to token pos of every one of the 8 sequences:
+# the table is "broadcast" over the batch. Appendix B (minipe/broadcast.py)
+# spells out the rule; tests/test_positional.py checks it number by number.

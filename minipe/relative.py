@@ -1,4 +1,4 @@
-"""Chapter 8 - relative positions: the score of query i and key j sees only j - i.
+"""Chapter 6 - relative positions: the score of query i and key j sees only j - i.
 
 Lectures 001-003 name the alternative to absolute positions: tell attention
 how far apart two tokens are, not where each one stands. Nothing is added to
@@ -19,7 +19,7 @@ Three published ways to make that term, from the simplest:
    each clipped offset c = clip(j - i, -k, k), 2k + 1 of them; the score
    gains q_i . a_c / sqrt(d_k).
 
-Chapter 7 (RoPE) reaches the same goal by rotating q and k; this chapter adds
+Chapter 5 (RoPE) reaches the same goal by rotating q and k; this chapter adds
 to the scores. Either way, `scaled_dot_product_attention(q, k, v, bias=...)`
 is where they meet attention.
 
@@ -31,10 +31,12 @@ from __future__ import annotations
 
 import math
 
+from dataclasses import dataclass, field
+
+from minipe.arrays import Batch, Matrix
 from minipe.broadcast import ShapeError
-from minipe.checks import Frozen, checked_flag, checked_number, checked_size
+from minipe.checks import checked_flag, checked_number, checked_size
 from minipe.embedding import Embedding
-from minipe.linalg import Batch, Matrix
 
 # ---------------------------------------------------------------------------
 # 1. ALiBi: a fixed linear penalty on distance
@@ -94,15 +96,11 @@ def alibi_bias(seq_len: int, slope: float, *, causal: bool = True) -> Matrix:
     checked_flag(causal, "causal")
     rows = []
     for i in range(seq_len):
-        row = []
-        for j in range(seq_len):
-            if j > i and causal:
-                row.append(-math.inf)  # key j comes after query i: masked
-                continue
-            distance = abs(i - j)  # i - j for a key at or before the query
-            row.append(0.0 - slope * distance)  # -slope * |i - j|; 0.0 - ...: no -0.0
-        rows.append(tuple(row))
-    return Matrix._trusted(tuple(rows))  # (seq_len, seq_len)
+        row = [0.0 - slope * abs(i - j) for j in range(seq_len)]  # -slope * |i - j|; no -0.0
+        if causal:
+            row[i + 1:] = [-math.inf] * (seq_len - 1 - i)  # keys after query i: masked
+        rows.append(row)
+    return Matrix(rows)  # (seq_len, seq_len)
 
 
 # ---------------------------------------------------------------------------
@@ -194,7 +192,8 @@ def clipped_relative_positions(seq_len: int, max_distance: int) -> tuple[tuple[i
     return tuple(rows)  # (seq_len, seq_len)
 
 
-class RelativePositionEmbedding(Frozen):
+@dataclass(frozen=True, repr=False)
+class RelativePositionEmbedding:
     """Shaw et al.'s learned table: 2k + 1 vectors a_c, one per clipped offset c = -k .. k.
 
     Row c + k holds a_c. The pair (query i, key j) uses a_c with
@@ -211,22 +210,14 @@ class RelativePositionEmbedding(Frozen):
     Seeded N(0, 1) rows, like `Embedding`; never trained here.
     """
 
-    __slots__ = ("_table", "_max_distance")
-    _table: Embedding
-    _max_distance: int
+    max_distance: int
+    dim: int
+    seed: int = field(default=0, kw_only=True)
+    _table: Embedding = field(init=False)  # (2k + 1, dim)
 
-    def __init__(self, max_distance: int, dim: int, *, seed: int = 0) -> None:
-        k = checked_size(max_distance, "max_distance")
-        self._set("_max_distance", k)
-        self._set("_table", Embedding(2 * k + 1, dim, seed=seed))  # (2k + 1, dim)
-
-    @property
-    def max_distance(self) -> int:
-        return self._max_distance
-
-    @property
-    def dim(self) -> int:
-        return self._table.dim
+    def __post_init__(self) -> None:
+        k = checked_size(self.max_distance, "max_distance")
+        object.__setattr__(self, "_table", Embedding(2 * k + 1, self.dim, seed=self.seed))
 
     @property
     def weight(self) -> Matrix:
@@ -235,13 +226,10 @@ class RelativePositionEmbedding(Frozen):
 
     def __call__(self, seq_len: int) -> Batch:
         """a_(clip(j - i)) for every query i and key j: shape (seq_len, seq_len, dim)."""
-        k = self._max_distance
+        k = self.max_distance
         offsets = clipped_relative_positions(seq_len, k)  # (seq_len, seq_len)
-        per_query = []
-        for i, row in enumerate(offsets):
-            rows_of_table = [c + k for c in row]  # offset c is row c + k
-            per_query.append(self._table.lookup(rows_of_table, where=f"offsets of query {i}"))
-        return Batch._trusted(tuple(per_query))  # (seq_len, seq_len, dim)
+        rows_of_table = [[c + k for c in row] for row in offsets]  # offset c is row c + k
+        return self._table(rows_of_table)  # (seq_len, seq_len, dim)
 
     def bias(self, q: Matrix) -> Matrix:
         """Shaw's extra score term q_i . a_(clip(j - i)) / sqrt(d_k): shape (n, n), for
@@ -253,14 +241,13 @@ class RelativePositionEmbedding(Frozen):
         if d_k != self.dim:
             raise ShapeError(f"q has shape {q.shape} but the table's vectors have dim="
                              f"{self.dim}: each q_i . a_c needs d_k == dim")
-        vectors = self(n)  # (n, n, d_k)
+        vectors = self(n)  # (n, n, d_k): a_(clip(j - i)) for every (i, j)
         sqrt_d_k = math.sqrt(d_k)
         rows = []
-        for i in range(n):
-            q_i = q[i]
-            row = tuple(q_i.dot(a_ij) / sqrt_d_k for a_ij in vectors[i])  # q_i . a_ij / sqrt(d_k)
+        for q_i, vectors_i in zip(q, vectors):
+            row = [q_i.dot(a_ij) / sqrt_d_k for a_ij in vectors_i]  # q_i . a_ij / sqrt(d_k)
             rows.append(row)
-        return Matrix._trusted(tuple(rows))  # (n, n)
+        return Matrix(rows)  # (n, n)
 
     def __repr__(self) -> str:
         return f"RelativePositionEmbedding(max_distance={self.max_distance}, dim={self.dim})"

@@ -1,6 +1,6 @@
-"""Chapter 7 - rotary positions (RoPE): turn the queries and keys, add nothing.
+"""Chapter 5 - rotary positions (RoPE): turn the queries and keys, add nothing.
 
-Chapter 5 adds a position vector to every token embedding, and lecture 004
+Chapter 3 adds a position vector to every token embedding, and lecture 004
 names the price: the sum mixes *where* into *what* ("pollutes" the token
 embedding) and changes its length. RoPE (Su et al., RoFormer, 2021) leaves
 the token embeddings alone. Inside attention, after Q = x W_q and K = x W_k,
@@ -12,7 +12,7 @@ it rotates the query and the key of the token at position pos:
     [x']   [cos a  -sin a] [x]
     [y'] = [sin a   cos a] [y],   a = pos * theta_i
 
-The same kind of 2 x 2 rotation as in chapter 5's shift matrix M_k (pair i
+The same kind of 2 x 2 rotation as in chapter 3's shift matrix M_k (pair i
 turns by an angle proportional to theta_i), now applied to q and k. Three
 things follow, each tested in tests/test_rotary.py:
 
@@ -32,15 +32,20 @@ reader of both must know:
 Pair i turns by the same angle in both, so the two differ only by a
 permutation of the d dimensions (a learned W_q, W_k absorbs it).
 
+`RotaryAttention` builds on chapter 4's head: the same W_q, W_k, W_v, with
+the queries and keys rotated between `x @ W` and the scores.
+
 Left out: scaling tricks for long contexts (NTK, YaRN), partial rotary dims.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 
+from minipe.arrays import Matrix
+from minipe.attention import AttentionResult, SingleHeadAttention, scaled_dot_product_attention
 from minipe.checks import checked_base, checked_size
-from minipe.linalg import Matrix
 
 LAYOUTS = ("interleaved", "half")
 
@@ -94,22 +99,57 @@ def apply_rotary(
         raise TypeError(f"x must be a Matrix, one row per position (queries or keys), "
                         f"got {type(x).__name__}")
     checked_size(start, "start", minimum=0)
+    pairs = rotary_pairs(x.shape[1], layout)
+    return _rotated(x, checked_base(base), start, pairs)
+
+
+def _rotated(x: Matrix, base: float, start: int, pairs: list[tuple[int, int]]) -> Matrix:
     d = x.shape[1]
-    pairs = rotary_pairs(d, layout)
-    base = checked_base(base)
     thetas = [base ** (-2 * i / d) for i in range(d // 2)]  # theta_i = base**(-2i/d)
     rows = []
-    for r, row in enumerate(x._rows):
-        pos = start + r
+    for pos, row in enumerate(x, start=start):  # the query or key at position pos
+        values = list(row)
         rotated = list(row)
         for (first, second), theta in zip(pairs, thetas):
             angle = pos * theta  # a = pos * theta_i
             cos_a = math.cos(angle)
             sin_a = math.sin(angle)
-            rotated[first] = row[first] * cos_a - row[second] * sin_a
-            rotated[second] = row[first] * sin_a + row[second] * cos_a
-        if any(value != value for value in rotated):
-            raise ValueError(f"row {r} of x rotates to NaN: it holds inf (inf - inf is "
-                             f"undefined); minipe refuses NaN so it cannot spread silently")
-        rows.append(tuple(rotated))
-    return Matrix._trusted(tuple(rows))  # (seq, d): the shape of x
+            rotated[first] = values[first] * cos_a - values[second] * sin_a
+            rotated[second] = values[first] * sin_a + values[second] * cos_a
+        rows.append(rotated)
+    return Matrix(rows)  # (seq, d): the shape of x
+
+
+@dataclass(frozen=True, repr=False)
+class RotaryAttention(SingleHeadAttention):
+    """Chapter 4's head, with RoPE: Q and K are rotated by position before the scores.
+
+        Q = R (x @ W_q),   K = R (x @ W_k),   V = x @ W_v      (R: apply_rotary)
+        output = softmax(Q K^T / sqrt(d_out)) V
+
+    The same W_q, W_k, W_v as `SingleHeadAttention(d_in, d_out, seed=seed)`;
+    V is left as it is. d_out must be even: RoPE turns the numbers in pairs.
+
+    >>> head = RotaryAttention(d_in=4, d_out=2, seed=0)
+    >>> head(Matrix([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]])).output.shape
+    (3, 2)
+    """
+
+    base: float = field(default=10000.0, kw_only=True)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.d_out, int) and self.d_out % 2:
+            raise ValueError(f"RotaryAttention needs an even d_out, got d_out={self.d_out}: "
+                             f"RoPE turns the numbers of each query and key two at a time")
+        object.__setattr__(self, "base", checked_base(self.base))
+        SingleHeadAttention.__post_init__(self)
+
+    def __call__(
+        self, x: Matrix, *, causal: bool = False, bias: Matrix | None = None
+    ) -> AttentionResult:
+        """Attention of x (n, d_in) over itself, with q and k rotated by position."""
+        queries, keys, values = self.qkv(x)  # each (n, d_out)
+        pairs = rotary_pairs(self.d_out)
+        queries = _rotated(queries, self.base, 0, pairs)  # row pos turned by pos * theta_i
+        keys = _rotated(keys, self.base, 0, pairs)  # the same angles: only j - i survives
+        return scaled_dot_product_attention(queries, keys, values, causal=causal, bias=bias)

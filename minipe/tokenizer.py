@@ -1,4 +1,4 @@
-"""Chapter 3 - tokenizer: text -> tokens -> token IDs, and back.
+"""Chapter 1 - tokenizer: text -> tokens -> token IDs, and back.
 
 A model cannot read letters; it reads integers. This chapter cuts text into
 tokens (words and punctuation marks), gives every distinct token of a corpus
@@ -23,8 +23,8 @@ byte-pair encoding; this chapter leaves that out - a token here is a word.)
 from __future__ import annotations
 
 import re
-
-from minipe.checks import Frozen
+from dataclasses import dataclass, field
+from typing import Sequence
 
 UNKNOWN = "<|unk|>"
 END_OF_TEXT = "<|endoftext|>"
@@ -40,49 +40,40 @@ _NO_SPACE_AFTER = re.compile(r"([(\[{]) ")
 _APOSTROPHE = re.compile(r"(\w) ' (\w)")
 
 
-def _check_text(text: object, name: str) -> str:
+def tokenize(text: str) -> list[str]:
+    """'The cat sat.' -> ['the', 'cat', 'sat', '.']: lower-cased words and punctuation marks."""
     if not isinstance(text, str):
-        raise TypeError(f"{name} must be a str, got {type(text).__name__}")
-    return text
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    return TOKEN_PATTERN.findall(text.lower())
 
 
-class Tokenizer(Frozen):
+@dataclass(frozen=True, repr=False)
+class Tokenizer:
     """Maps tokens to IDs and back, for the vocabulary of one corpus.
 
+    `tokens[i]` is the token with ID i.
+
     >>> tokenizer = Tokenizer.from_corpus("The cat sat on the mat")
-    >>> tokenizer.tokenize("the mat")
-    ['the', 'mat']
+    >>> tokenizer.tokens
+    ('cat', 'mat', 'on', 'sat', 'the', '<|unk|>', '<|endoftext|>')
     >>> tokenizer.encode("the mat"), tokenizer.vocab_size
     ([4, 1], 7)
     >>> tokenizer.decode([4, 0, 2])
     'the cat on'
     """
 
-    __slots__ = ("_token_to_id", "_id_to_token")
-    _token_to_id: dict[str, int]  # private; `vocab` hands out copies
-    _id_to_token: tuple[str, ...]
+    tokens: tuple[str, ...]
+    _token_to_id: dict[str, int] = field(compare=False)  # private; `vocab` hands out copies
 
-    def __init__(self, tokens: list[str]) -> None:
+    def __init__(self, tokens: Sequence[str]) -> None:
         """Build from a vocabulary: `tokens[i]` gets ID i. Usually you want `from_corpus`."""
-        if not isinstance(tokens, (list, tuple)) or not all(isinstance(t, str) for t in tokens):
-            raise TypeError("Tokenizer needs a list of str tokens; to start from text, "
-                            "use Tokenizer.from_corpus(text)")
-        if len(set(tokens)) != len(tokens):
-            raise ValueError("Tokenizer's tokens must be distinct: each token gets one ID")
-        if UNKNOWN not in tokens:
-            raise ValueError(f"Tokenizer's tokens must include {UNKNOWN!r} for unknown words")
-        for token in tokens:
-            if tokenize(token) != [token]:  # e.g. "Cat" (text is lower-cased) or "a b"
-                raise ValueError(f"Tokenizer's token {token!r} can never come out of tokenize(), "
-                                 f"which gives {tokenize(token)}; use lower-case words and "
-                                 f"single punctuation marks")
-        self._set("_id_to_token", tuple(tokens))
-        self._set("_token_to_id", {token: i for i, token in enumerate(tokens)})
+        vocabulary = _checked_vocabulary(tokens)
+        object.__setattr__(self, "tokens", vocabulary)
+        object.__setattr__(self, "_token_to_id", dict(zip(vocabulary, range(len(vocabulary)))))
 
     @classmethod
     def from_corpus(cls, text: str) -> Tokenizer:
         """The vocabulary of `text`: its distinct tokens, sorted, then the two special ones."""
-        _check_text(text, "text")
         words = sorted(set(tokenize(text)) - {UNKNOWN, END_OF_TEXT})
         if not words:
             raise ValueError(f"the text {text!r} has no words to build a vocabulary from "
@@ -92,7 +83,7 @@ class Tokenizer(Frozen):
     @property
     def vocab_size(self) -> int:
         """How many IDs there are: the token table of an Embedding needs this many rows."""
-        return len(self._id_to_token)
+        return len(self.tokens)
 
     @property
     def vocab(self) -> dict[str, int]:
@@ -101,30 +92,21 @@ class Tokenizer(Frozen):
 
     def tokenize(self, text: str) -> list[str]:
         """Text -> tokens: lower-cased words and punctuation marks."""
-        return tokenize(_check_text(text, "text"))
+        return tokenize(text)
 
     def encode(self, text: str) -> list[int]:
         """Text -> token IDs; a word outside the vocabulary becomes <|unk|>'s ID."""
         unknown_id = self._token_to_id[UNKNOWN]
-        return [self._token_to_id.get(token, unknown_id) for token in self.tokenize(text)]
+        return [self._token_to_id.get(token, unknown_id) for token in tokenize(text)]
 
-    def decode(self, ids: list[int]) -> str:
+    def decode(self, ids: Sequence[int]) -> str:
         """Token IDs -> text: tokens joined by spaces, except around punctuation.
 
         The words come back exactly; the spacing is a best guess, since
         tokenize() threw the spaces away ("a , b" and "a, b" encode alike).
         """
-        if isinstance(ids, (str, bytes)) or not isinstance(ids, (list, tuple)):
-            raise TypeError(f"decode needs a list of int IDs, got {type(ids).__name__}")
-        tokens = []
-        for position, token_id in enumerate(ids):
-            if isinstance(token_id, bool) or not isinstance(token_id, int):
-                raise TypeError(f"ids[{position}] must be an int, got {token_id!r}")
-            if not 0 <= token_id < self.vocab_size:
-                raise IndexError(f"ids[{position}] = {token_id} is not in the vocabulary: "
-                                 f"valid IDs are 0..{self.vocab_size - 1}")
-            tokens.append(self._id_to_token[token_id])
-        text = " ".join(tokens)
+        _check_ids(ids, self.vocab_size)
+        text = " ".join([self.tokens[token_id] for token_id in ids])
         text = _NO_SPACE_BEFORE.sub(r"\1", text)
         text = _NO_SPACE_AFTER.sub(r"\1", text)
         return _APOSTROPHE.sub(r"\1'\2", text)
@@ -133,6 +115,32 @@ class Tokenizer(Frozen):
         return f"Tokenizer(vocab_size={self.vocab_size})"
 
 
-def tokenize(text: str) -> list[str]:
-    """'The cat sat.' -> ['the', 'cat', 'sat', '.']"""
-    return TOKEN_PATTERN.findall(_check_text(text, "text").lower())
+def _checked_vocabulary(tokens: object) -> tuple[str, ...]:
+    """The tokens of a vocabulary, each one a token that tokenize() can give."""
+    if not isinstance(tokens, (list, tuple)) or set(map(type, tokens)) - {str}:
+        raise TypeError("Tokenizer needs a list of str tokens; to start from text, "
+                        "use Tokenizer.from_corpus(text)")
+    if len(set(tokens)) != len(tokens):
+        raise ValueError("Tokenizer's tokens must be distinct: each token gets one ID")
+    if UNKNOWN not in tokens:
+        raise ValueError(f"Tokenizer's tokens must include {UNKNOWN!r} for unknown words")
+    if tokenize(" ".join(tokens)) != list(tokens):  # spaces split tokens, and nothing else does
+        for token in tokens:
+            if tokenize(token) != [token]:  # e.g. "Cat" (text is lower-cased) or "a b"
+                raise ValueError(f"Tokenizer's token {token!r} can never come out of "
+                                 f"tokenize(), which gives {tokenize(token)}; use lower-case "
+                                 f"words and single punctuation marks")
+    return tuple(tokens)
+
+
+def _check_ids(ids: object, vocab_size: int) -> None:
+    """IDs must be ints in 0 .. vocab_size - 1; the first bad one is named."""
+    if isinstance(ids, (str, bytes)) or not isinstance(ids, (list, tuple)):
+        raise TypeError(f"decode needs a list of int IDs, got {type(ids).__name__}")
+    if not ids or set(map(type, ids)) != {int} or not 0 <= min(ids) <= max(ids) < vocab_size:
+        for position, token_id in enumerate(ids):
+            if isinstance(token_id, bool) or not isinstance(token_id, int):
+                raise TypeError(f"ids[{position}] must be an int, got {token_id!r}")
+            if not 0 <= token_id < vocab_size:
+                raise IndexError(f"ids[{position}] = {token_id} is not in the vocabulary: "
+                                 f"valid IDs are 0..{vocab_size - 1}")

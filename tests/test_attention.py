@@ -13,6 +13,7 @@ from minipe import (
     Embedding,
     Matrix,
     ShapeError,
+    RotaryAttention,
     SingleHeadAttention,
     Vector,
     alibi_bias,
@@ -155,9 +156,9 @@ def test_attention_shape_mistakes() -> None:
 
 def test_scores_that_overflow_are_refused_not_turned_into_nan() -> None:
     huge = Matrix([[1e200, 1e200]])  # q . k = 2e400: more than a float holds
-    with pytest.raises(ValueError, match="row 0 of the scores holds NaN or \\+inf, or only -inf"):
+    with pytest.raises(ValueError, match="row 0 of the scores holds \\+inf"):
         scaled_dot_product_attention(huge, huge, huge)
-    with pytest.raises(ValueError, match="row 0 of the scores holds NaN or \\+inf, or only -inf"):
+    with pytest.raises(ValueError, match="row 0 of the scores holds \\+inf"):
         scaled_dot_product_attention(Matrix([[math.inf]]), Matrix([[1.0]]), Matrix([[1.0]]))
     with pytest.raises(ValueError, match="or only -inf"):  # q . k = -2e400 for every key
         scaled_dot_product_attention(huge, -huge, huge)
@@ -277,7 +278,7 @@ def _rotate_by_hand(rows: list[list[float]]) -> list[list[float]]:
 def test_a_rotary_head_rotates_q_and_k_but_not_v() -> None:
     x = Embedding(5, 6, seed=1).weight  # (5, 6)
     plain = SingleHeadAttention(6, 4, seed=0)
-    rotary = SingleHeadAttention(6, 4, seed=0, rotary=True)
+    rotary = RotaryAttention(6, 4, seed=0)
     assert rotary.W_q == plain.W_q and rotary.W_v == plain.W_v  # the same seeded weights
     q, k, v = plain.qkv(x)
     expected = naive_attention(_rotate_by_hand(q.tolist()), _rotate_by_hand(k.tolist()),
@@ -286,8 +287,7 @@ def test_a_rotary_head_rotates_q_and_k_but_not_v() -> None:
     assert not allclose(rotary(x).output, plain(x).output)
     # token 0 is not turned at all: its query and key are the plain ones
     assert allclose(rotary(x).scores[0, 0], plain(x).scores[0, 0])
-    assert rotary.rotary and not plain.rotary
-    assert repr(rotary) == "SingleHeadAttention(d_in=6, d_out=4, rotary=True)"
+    assert repr(rotary) == "RotaryAttention(d_in=6, d_out=4)"
 
 
 def test_a_rotary_head_tells_repeated_tokens_apart() -> None:
@@ -297,21 +297,21 @@ def test_a_rotary_head_tells_repeated_tokens_apart() -> None:
     # without positions the three keys are one key: every row of weights is 1/3, 1/3, 1/3
     assert allclose(plain, [[1 / 3] * 3] * 3)
     # with RoPE key j is turned by j * theta_i: the three keys differ, and so do the weights
-    rotary = SingleHeadAttention(d_in=8, d_out=8, seed=0, rotary=True)(x).weights
+    rotary = RotaryAttention(d_in=8, d_out=8, seed=0)(x).weights
     for i in range(3):
         assert not allclose(rotary[i], [1 / 3] * 3, abs_tol=1e-3)
 
 
 def test_rotary_head_mistakes() -> None:
-    with pytest.raises(ValueError, match="rotary=True needs an even d_out, got d_out=5"):
-        SingleHeadAttention(4, 5, rotary=True)
-    with pytest.raises(TypeError, match="rotary must be True or False, got 1"):
-        SingleHeadAttention(4, 4, rotary=1)  # type: ignore[arg-type]
-    assert SingleHeadAttention(4, 5).rotary is False  # odd d_out is fine without RoPE
+    with pytest.raises(ValueError, match="RotaryAttention needs an even d_out, got d_out=5"):
+        RotaryAttention(4, 5)
+    with pytest.raises(ValueError, match="base must be a finite number > 0"):
+        RotaryAttention(4, 4, base=0.0)
+    assert SingleHeadAttention(4, 5).d_out == 5  # odd d_out is fine without RoPE
 
 
 def test_with_rope_order_matters() -> None:
-    head = SingleHeadAttention(d_in=8, d_out=8, seed=0, rotary=True)
+    head = RotaryAttention(d_in=8, d_out=8, seed=0)
     x = Embedding(5, 8, seed=3).weight  # nothing added: the rotation is inside the head
     order = [3, 0, 4, 1, 2]
     shuffled_then_attended = head(_permute_rows(x, order)).output

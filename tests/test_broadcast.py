@@ -134,8 +134,8 @@ def test_elementwise_walk_agrees_with_index_by_index(left: tuple[int, ...],
                                                      expected: tuple[int, ...]) -> None:
     a = _numbered(left, 0.0)
     b = _numbered(right, 1000.0)
-    result, shape = broadcast_elementwise(operator.add, a, left, b, right)
-    assert shape == expected
+    result = broadcast_elementwise(operator.add, a, left, b, right)
+    assert broadcast_shapes(left, right) == expected
     assert result == _as_tuples(_naive_broadcast_add(a, left, b, right))
 
 
@@ -144,7 +144,6 @@ def test_position_t_is_added_to_every_sequence() -> None:
     batch = [[[0.0, 0.0], [0.0, 0.0], [0.0, 0.0]],
              [[10.0, 10.0], [20.0, 20.0], [30.0, 30.0]]]
     positions = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]  # row t for position t
-    result, shape = broadcast_elementwise(operator.add, batch, (2, 3, 2), positions, (3, 2))
-    assert shape == (2, 3, 2)
+    result = broadcast_elementwise(operator.add, batch, (2, 3, 2), positions, (3, 2))
     assert result == (((1.0, 2.0), (3.0, 4.0), (5.0, 6.0)),
                       ((11.0, 12.0), (23.0, 24.0), (35.0, 36.0)))

@@ -13,6 +13,7 @@ import pytest
 from minipe import (
     Embedding,
     Matrix,
+    RotaryAttention,
     SingleHeadAttention,
     Trace,
     alibi_slopes,
@@ -190,8 +191,8 @@ def test_rope_adds_nothing_and_rotates_inside_the_head() -> None:
     assert trace.position_encodings is None
     assert trace.attention_bias is None
     assert trace.input_embeddings == trace.token_embeddings  # untouched
-    # the head is seed + 2's, with rotary=True; the plain head of positions="none" differs
-    rotary_head = SingleHeadAttention(8, 8, seed=2, rotary=True)
+    # the head is seed + 2's, a RotaryAttention; the plain head of positions="none" differs
+    rotary_head = RotaryAttention(8, 8, seed=2)
     assert trace.attention == rotary_head(trace.token_embeddings)
     plain = run("The cat sat on the mat", positions="none", seed=0)
     assert not allclose(trace.attention.weights, plain.attention.weights)

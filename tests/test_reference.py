@@ -20,7 +20,6 @@ from minipe import (
     Matrix,
     ShapeError,
     Vector,
-    add,
     allclose,
     broadcast_shapes,
     scaled_dot_product_attention,
@@ -85,7 +84,7 @@ def test_broadcast_shapes_match_numpy(case: dict[str, Any]) -> None:
 
 def test_broadcast_add_matches_numpy() -> None:
     case = REFERENCE["broadcast"]["add"]
-    total = add(Batch(case["a"]), Matrix(case["b"]))  # (2, 3, 4) + (3, 1)
+    total = Batch(case["a"]) + Matrix(case["b"])  # (2, 3, 4) + (3, 1): add(a, b)
     assert total.shape == (2, 3, 4)
     assert total.tolist() == case["sum"]  # one addition per number: exactly equal
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from minipe.checks import checked_size
-from minipe.linalg import Matrix
+from minipe.arrays import Matrix
 from minipe.pipeline import Trace
 from minipe.plot.svg import checked_words, heatmap_svg, line_chart_svg
 from minipe.plot.table import MAX_SERIES, checked_series, checked_table
@@ -45,7 +45,7 @@ class Heatmap:
         """Check what the caller gave, and copy it: a list of rows becomes a Matrix."""
         checked_words(title=self.title, x_name=self.x_name, y_name=self.y_name,
                       subtitle=self.subtitle)
-        table = Matrix._trusted(checked_table(self.table))  # (rows, columns)
+        table = Matrix(checked_table(self.table))  # (rows, columns)
         object.__setattr__(self, "table", table)
         for name, size in (("row_labels", table.shape[0]), ("col_labels", table.shape[1])):
             labels = getattr(self, name)

@@ -18,7 +18,7 @@ from typing import Mapping, Sequence, Union
 
 from minipe.broadcast import ShapeError
 from minipe.checks import checked_values
-from minipe.linalg import Matrix
+from minipe.arrays import Matrix
 
 Rows = tuple[tuple[float, ...], ...]
 Table = Union[Matrix, Sequence[Sequence[float]]]  # a Matrix, or a list of rows to make one
@@ -38,7 +38,7 @@ def checked_table(table: object, what: str = "the table") -> Rows:
     if not isinstance(table, Matrix):
         raise TypeError(f"{what} must be a Matrix or a list of rows of numbers, "
                         f"got {type(table).__name__}")
-    rows = table._rows
+    rows = tuple(map(tuple, table))  # (rows, columns), as plain tuples
     for pos, row in enumerate(rows):
         if not all(map(math.isfinite, row)):
             column = next(j for j, x in enumerate(row) if not math.isfinite(x))

@@ -33,7 +33,7 @@ def test_vector_basics() -> None:
 def test_vector_equality_compares_values() -> None:
     assert Vector([1, 2]) == Vector([1.0, 2.0])
     assert Vector([1, 2]) != Vector([1, 3])
-    assert Vector([1, 2]) != [1.0, 2.0]  # a list is not a Vector
+    assert Vector([1, 2]) != [1.0, 2.0]  # type: ignore[comparison-overlap]  # a list is not a Vector
 
 
 @pytest.mark.parametrize("bad, error, words", [
@@ -214,11 +214,12 @@ def test_nothing_a_caller_holds_changes_an_object() -> None:
     batch.tolist()[0][0][0] = 99.0
     assert batch[0] == m
 
-    with pytest.raises(AttributeError, match="Vector is immutable"):
-        v._values = (5.0,)
-    with pytest.raises(AttributeError, match="Matrix is immutable"):
+    # frozen dataclasses: an attribute can be neither set nor deleted
+    with pytest.raises(AttributeError, match="cannot assign to field '_values'"):
+        v._values = (5.0,)  # type: ignore[misc]
+    with pytest.raises(AttributeError):
         m.shape = (1, 1)  # type: ignore[misc]
-    with pytest.raises(AttributeError, match="Vector is immutable"):
+    with pytest.raises(AttributeError, match="cannot delete field '_values'"):
         del v._values
     assert v.tolist() == [1.0, 2.0]
 
@@ -255,21 +256,23 @@ def test_slices_give_shorter_vectors_and_fewer_rows() -> None:
         m[5:]
 
 
-def test_nan_never_comes_out_of_arithmetic() -> None:
-    with pytest.raises(ValueError, match=r"cannot subtract: the result holds NaN \(inf and -inf"):
+def test_no_array_ever_holds_nan() -> None:
+    # IEEE makes NaN of inf - inf and inf * 0; the constructor of the result refuses it
+    nan_made = "is NaN \\(inf - inf and inf \\* 0 make NaN\\); minipe refuses NaN"
+    with pytest.raises(ValueError, match=r"Vector values\[0\] " + nan_made):
         Vector([math.inf]) - Vector([math.inf])
-    with pytest.raises(ValueError, match=r"cannot add: the result holds NaN"):
+    with pytest.raises(ValueError, match=r"Batch\[0\]\[0\]\[1\] " + nan_made):
         Batch([[[1.0, math.inf]]]) + Vector([0.0, -math.inf])
-    with pytest.raises(ValueError, match=r"Matrix \* 0.0 gives NaN \(inf times 0"):
+    with pytest.raises(ValueError, match=nan_made):
         Matrix([[math.inf, 1.0]]) * 0
-    with pytest.raises(ValueError, match=r"Vector / inf gives NaN"):
+    with pytest.raises(ValueError, match=nan_made):
         Vector([math.inf]) / math.inf
-    with pytest.raises(ValueError, match="the dot product is NaN"):
-        Vector([math.inf, 1.0]).dot(Vector([0.0, 1.0]))
-    with pytest.raises(ValueError, match="holds NaN: an inf met a 0"):
-        Matrix([[math.inf, 1.0]]) @ Vector([0.0, 1.0])
-    with pytest.raises(ValueError, match="holds NaN: an inf met a 0"):
+    with pytest.raises(ValueError, match=nan_made):
+        Matrix([[math.inf, 1.0]]) @ Vector([0.0, 1.0])  # inf * 0 + 1 * 1
+    with pytest.raises(ValueError, match=nan_made):
         Matrix([[math.inf, 1.0]]) @ Matrix([[0.0], [1.0]])
+    # a dot product is a plain float, and IEEE's: inf * 0 + 1 * 1 is NaN
+    assert math.isnan(Vector([math.inf, 1.0]).dot(Vector([0.0, 1.0])))
     with pytest.raises(ValueError, match="too large for a float"):
         Vector([10 ** 400])
     # infinities that do not cancel are fine: the sum check looks closer before it refuses
