@@ -22,7 +22,8 @@ The chapters stand on two appendices, to read when curiosity calls:
 Importing minipe does nothing but define these names; it does not import plot.
 """
 
-from minipe.arrays import Batch, Matrix, Vector, add, allclose, format_matrix, subtract
+from minipe.arrays import Matrix, Vector
+from minipe.batch import Batch, add, allclose, subtract
 from minipe.attention import (
     AttentionResult,
     SingleHeadAttention,
@@ -32,6 +33,7 @@ from minipe.attention import (
     softmax_naive,
 )
 from minipe.broadcast import ShapeError, broadcast_shapes
+from minipe.display import format_matrix
 from minipe.embedding import Embedding
 from minipe.pipeline import Trace, run
 from minipe.positional import (

@@ -13,7 +13,7 @@ Not a chapter of the pipeline: the plumbing each chapter would otherwise repeat.
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from typing import Iterable, Sequence, TypeVar
 
 from minipe.broadcast import ShapeError
 
@@ -83,3 +83,35 @@ def checked_index(index: object, size: int, what: str) -> int:
         raise IndexError(f"{what} index {index} is out of range: valid are 0..{size - 1} "
                          f"(or -{size}..-1 counting from the end)")
     return index
+
+
+Item = TypeVar("Item")
+
+
+def non_empty_slice(items: Sequence[Item], index: slice, size: int, what: str) -> Sequence[Item]:
+    """items, a slice of a Vector or Matrix, unless it is empty (an array has at least one item)."""
+    if not items:
+        start = "" if index.start is None else index.start
+        stop = "" if index.stop is None else index.stop
+        raise IndexError(f"{what}[{start}:{stop}] would be empty: the {what} has "
+                         f"{size} {'rows' if what == 'Matrix' else 'values'}")
+    return items
+
+
+def matmul_message(left: tuple[int, ...], right: tuple[int, ...]) -> str:
+    """What went wrong in left @ right: the inner sizes differ."""
+    return (f"cannot multiply {left} @ {right}: the left has {left[-1]} columns but the "
+            f"right has {right[0]} rows; (n, k) @ (k, m) needs the same k on both sides")
+
+
+def checked_factor(value: object, factor: object, symbol: str) -> float:
+    """The number in `value * factor` or `value / factor` (symbol is "*" or "/")."""
+    name = type(value).__name__
+    if hasattr(factor, "shape"):  # a Vector, Matrix or Batch
+        hint = "use @ for a matrix product, or .dot for two Vectors" if symbol == "*" else \
+            "divide by a number"
+        raise TypeError(f"{name} {symbol} {type(factor).__name__} is not defined here: {hint}")
+    number = checked_number(factor, f"the number in {name} {symbol} number")
+    if symbol == "/" and number == 0.0:
+        raise ZeroDivisionError(f"cannot divide a {name} by 0")
+    return number

@@ -10,7 +10,9 @@ Not a chapter of the pipeline: the printing the chapters share.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence, TypeVar
+from typing import Callable, Iterable, Protocol, Sequence, TypeVar
+
+from minipe.broadcast import ShapeError
 
 EDGE = 3  # a long axis is shown as its first EDGE and last EDGE items
 
@@ -62,3 +64,34 @@ def grid(rows: Sequence[Sequence[float]], row_labels: Sequence[str] | None = Non
         return f"{label:<{width}}  {grid_line(row)}"
 
     return "\n".join(edges(labelled, line, " " * width + "   ..."))
+
+
+class _Row(Protocol):
+    @property
+    def values(self) -> tuple[float, ...]: ...
+
+
+class _Table(Protocol):
+    @property
+    def rows(self) -> tuple[_Row, ...]: ...
+
+
+def format_matrix(matrix: _Table, row_labels: Iterable[str] | None = None) -> str:
+    """A Matrix as lines of fixed-width numbers, long rows and columns cut to their edges.
+
+    With `row_labels` (one per row, e.g. the tokens) each line starts with its label:
+
+    >>> from minipe import Matrix
+    >>> print(format_matrix(Matrix([[0, 1], [0.8415, 0.5403]]), row_labels=["pos 0", "pos 1"]))
+    pos 0  [ 0.0000  1.0000]
+    pos 1  [ 0.8415  0.5403]
+    """
+    if not hasattr(matrix, "rows") or type(matrix).__name__ != "Matrix":
+        raise TypeError(f"format_matrix needs a Matrix, got {type(matrix).__name__}")
+    if isinstance(row_labels, str):
+        raise TypeError("row_labels must be a list of labels, one per row, not one str")
+    labels = None if row_labels is None else [str(label) for label in row_labels]
+    if labels is not None and len(labels) != len(matrix.rows):
+        raise ShapeError(f"format_matrix got {len(labels)} row labels for "
+                         f"{len(matrix.rows)} rows")
+    return grid([row.values for row in matrix.rows], labels)

@@ -29,7 +29,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Sequence, cast, overload
 
-from minipe.arrays import Batch, Matrix
+from minipe.arrays import Matrix
+from minipe.batch import Batch
 from minipe.broadcast import ShapeError
 from minipe.checks import checked_size
 

@@ -38,10 +38,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from minipe.arrays import Matrix, format_matrix
+from minipe.arrays import Matrix
 from minipe.attention import AttentionResult, SingleHeadAttention
 from minipe.checks import checked_flag, checked_size
-from minipe.display import short_list
+from minipe.display import format_matrix, short_list
 from minipe.embedding import Embedding
 from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
 from minipe.relative import alibi_bias

@@ -33,7 +33,8 @@ import math
 
 from dataclasses import dataclass, field
 
-from minipe.arrays import Batch, Matrix
+from minipe.arrays import Matrix
+from minipe.batch import Batch
 from minipe.broadcast import ShapeError
 from minipe.checks import checked_flag, checked_number, checked_size
 from minipe.embedding import Embedding
