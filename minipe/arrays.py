@@ -39,7 +39,8 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Union, overload
+from itertools import chain
+from typing import Any, Callable, Iterable, Iterator, Union, overload
 
 from minipe.broadcast import Nested, ShapeError, broadcast_elementwise
 from minipe.checks import (
@@ -71,8 +72,8 @@ class Vector:
 
     def __init__(self, values: Iterable[Number]) -> None:
         numbers = tuple(values) if isinstance(values, (list, tuple, Vector)) else ()
-        floats = operator.countOf(map(type, numbers), float)  # how many are floats
-        if floats != len(numbers) or not floats or math.isnan(sum(numbers)):  # a quick look
+        if not numbers or operator.countOf(map(type, numbers), float) != len(numbers) \
+                or math.isnan(sum(numbers)):  # a quick look: floats only, none of them NaN
             numbers = checked_values(values, "Vector values")  # a closer one: names the culprit
         object.__setattr__(self, "values", numbers)
 
@@ -166,9 +167,11 @@ class Matrix:
     >>> m = Matrix([[1, 2, 3], [4, 5, 6]])
     >>> m.shape, m[1], m.T.shape
     ((2, 3), Vector([4.0, 5.0, 6.0], shape=(3,)), (3, 2))
+
+    `m.rows` holds the numbers, a tuple of rows, each a tuple of floats.
     """
 
-    rows: tuple[Vector, ...]
+    rows: tuple[tuple[float, ...], ...]
 
     def __init__(self, rows: Iterable[Vector | Iterable[Number]]) -> None:
         object.__setattr__(self, "rows", _checked_rows(rows, "Matrix rows"))
@@ -178,17 +181,17 @@ class Matrix:
         """A rows x cols Matrix of 0.0."""
         checked_size(rows, "rows")
         checked_size(cols, "cols")
-        return cls([Vector([0.0] * cols)] * rows)  # one immutable row, shared
+        return cls([[0.0] * cols] * rows)
 
     @property
     def shape(self) -> tuple[int, int]:
-        return (len(self.rows), len(self.rows[0].values))
+        return (len(self.rows), len(self.rows[0]))
 
     def __len__(self) -> int:
         return len(self.rows)
 
     def __iter__(self) -> Iterator[Vector]:
-        return iter(self.rows)
+        return map(Vector, self.rows)  # row by row, each a Vector
 
     @overload
     def __getitem__(self, index: int) -> Vector: ...
@@ -202,13 +205,13 @@ class Matrix:
             return Matrix(non_empty_slice(self.rows[index], index, len(self), "Matrix"))
         if isinstance(index, tuple) and len(index) == 2:
             row = self.rows[checked_index(index[0], len(self.rows), "Matrix row")]
-            return row.values[checked_index(index[1], len(row), "Matrix column")]
-        return self.rows[checked_index(index, len(self.rows), "Matrix row")]
+            return row[checked_index(index[1], len(row), "Matrix column")]
+        return Vector(self.rows[checked_index(index, len(self.rows), "Matrix row")])
 
     @property
     def T(self) -> Matrix:
         """The transpose: row j of m.T is column j of m."""
-        return Matrix(zip(*map(_VALUES, self.rows)))
+        return Matrix(zip(*self.rows))
 
     @overload
     def __matmul__(self, other: Matrix) -> Matrix: ...
@@ -223,11 +226,10 @@ class Matrix:
             raise ShapeError(matmul_message(self.shape, other.shape))
         if isinstance(other, Vector):
             column = other.values
-            return Vector([sum(map(operator.mul, row, column))
-                           for row in map(_VALUES, self.rows)])  # (n,)
-        columns = list(zip(*map(_VALUES, other.rows)))  # (m, k): column j of other
+            return Vector([sum(map(operator.mul, row, column)) for row in self.rows])  # (n,)
+        columns = list(zip(*other.rows))  # (m, k): column j of other
         return Matrix([[sum(map(operator.mul, row, column)) for column in columns]
-                       for row in map(_VALUES, self.rows)])  # (n, m)
+                       for row in self.rows])  # (n, m)
 
     def __rmatmul__(self, other: Vector) -> Vector:
         """v @ m, v of shape (n,), m of shape (n, d) -> (d,): one token through a weight."""
@@ -255,23 +257,23 @@ class Matrix:
 
     def __mul__(self, factor: Number) -> Matrix:
         number = checked_factor(self, factor, "*")
-        return Matrix([[x * number for x in row] for row in map(_VALUES, self.rows)])
+        return Matrix([[x * number for x in row] for row in self.rows])
 
     __rmul__ = __mul__
 
     def __truediv__(self, factor: Number) -> Matrix:
         number = checked_factor(self, factor, "/")
-        return Matrix([[x / number for x in row] for row in map(_VALUES, self.rows)])
+        return Matrix([[x / number for x in row] for row in self.rows])
 
     def __neg__(self) -> Matrix:
         return self * -1
 
     def tolist(self) -> list[list[float]]:
-        return [list(row) for row in map(_VALUES, self.rows)]
+        return [list(row) for row in self.rows]
 
     def __repr__(self) -> str:
-        def show_row(row: Vector) -> str:
-            return short_list(row.values, format_number, edge=2)
+        def show_row(row: tuple[float, ...]) -> str:
+            return short_list(row, format_number, edge=2)
         return f"Matrix({short_list(self.rows, show_row, edge=1)}, shape={self.shape})"
 
     def __str__(self) -> str:
@@ -285,25 +287,39 @@ Array = Union[Vector, Matrix]
 # What the constructors check, and what the operators share.
 # ---------------------------------------------------------------------------
 
-def _checked_rows(rows: object, what: str) -> tuple[Vector, ...]:
-    """The rows as Vectors of one length; a sentence naming the first bad row otherwise."""
+def _checked_rows(rows: object, what: str) -> tuple[tuple[float, ...], ...]:
+    """The rows as tuples of floats, all of one length; a sentence naming a bad one otherwise.
+
+    Rows that are Vectors were checked when they were built. Others are looked
+    at whole, at C speed: how many of all their numbers are floats, and the
+    sum, NaN if any number is. Only rows that fail that are read one by one.
+    """
     if isinstance(rows, (str, bytes)) or not isinstance(rows, Iterable):
         raise TypeError(f"{what} must be a list of rows, got {type(rows).__name__}")
     listed = list(rows)
     if not listed:
         raise ValueError(f"{what} has no rows; it needs at least one")
-    try:
-        vectors = tuple([row if type(row) is Vector else Vector(row) for row in listed])
-    except (TypeError, ValueError):  # say which row: check them again, naming each
-        for i, row in enumerate(listed):
-            checked_values(row, f"{what}[{i}]")
-        raise
-    widths = set(map(len, map(_VALUES, vectors)))
-    if len(widths) > 1:
-        i = next(i for i, row in enumerate(vectors) if len(row) != len(vectors[0]))
-        raise ShapeError(f"ragged rows: {what}[0] has {len(vectors[0])} values but {what}[{i}] "
-                         f"has {len(vectors[i])}; every row of a Matrix needs the same length")
-    return vectors
+    if set(map(type, listed)) == {Vector}:
+        numbers = tuple(map(_VALUES, listed))  # checked already
+    elif not _floats_only(listed):  # a closer look: ints become floats, a bad number is named
+        numbers = tuple([checked_values(row, f"{what}[{i}]") for i, row in enumerate(listed)])
+    else:
+        numbers = tuple(map(tuple, listed))
+    width = len(numbers[0])
+    for i, row in enumerate(numbers):
+        if len(row) != width:
+            raise ShapeError(f"ragged rows: {what}[0] has {width} values but {what}[{i}] "
+                             f"has {len(row)}; every row of a Matrix needs the same length")
+    return numbers
+
+
+def _floats_only(rows: list[Any]) -> bool:
+    """True if every row is a list or tuple of floats, none of them NaN."""
+    if set(map(type, rows)) - {list, tuple}:
+        return False
+    count = sum(map(len, rows))  # how many numbers there are
+    floats = operator.countOf(map(type, chain.from_iterable(rows)), float)
+    return 0 < count == floats and not math.isnan(sum(map(sum, rows)))
 
 
 def nested(value: object, verb: str) -> tuple[Nested, tuple[int, ...]]:
@@ -318,7 +334,7 @@ def nested(value: object, verb: str) -> tuple[Nested, tuple[int, ...]]:
     if isinstance(value, Vector):
         return value.values, value.shape
     if isinstance(value, Matrix):
-        return tuple(map(_VALUES, value.rows)), value.shape
+        return value.rows, value.shape
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return checked_number(value, f"the number to {verb}"), ()
     raise TypeError(f"cannot {verb} {type(value).__name__}: minipe's {verb} works on numbers, "

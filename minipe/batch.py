@@ -83,10 +83,10 @@ class Batch:
 
     def __repr__(self) -> str:
         """The first row of the first matrix and the last row of the last, then the shape."""
-        first_row = short_list(self.matrices[0][0].values, format_number, edge=2)
+        first_row = short_list(self.matrices[0].rows[0], format_number, edge=2)
         if self.shape[:2] == (1, 1):
             return f"Batch([[{first_row}]], shape={self.shape})"
-        last_row = short_list(self.matrices[-1][-1].values, format_number, edge=2)
+        last_row = short_list(self.matrices[-1].rows[-1], format_number, edge=2)
         return f"Batch([[{first_row}, ...], ..., [..., {last_row}]], shape={self.shape})"
 
     def __str__(self) -> str:

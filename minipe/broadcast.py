@@ -145,21 +145,10 @@ def _add_leading_axes(value: Nested, count: int) -> Nested:
 def _walk(op: Callable[[float, float], float], a: Nested, b: Nested, ndim: int) -> Nested:
     """Combine `a` and `b`, both `ndim` axes deep, stretching every axis of size 1."""
     if ndim == 0:
-        return op(a, b)  # two floats
+        return op(a, b)  # two numbers
     size = max(len(a), len(b))
+    a_items = a * size if len(a) == 1 else a  # size 1: its one item, once for every index
+    b_items = b * size if len(b) == 1 else b
     if ndim == 1:
-        # The innermost axis, where the floats are: the same rule, written as
-        # comprehensions because this is where nearly all the time goes.
-        if len(a) == len(b):
-            return tuple(map(op, a, b))
-        if len(a) == 1:
-            a_only = a[0]
-            return tuple([op(a_only, y) for y in b])
-        b_only = b[0]
-        return tuple([op(x, b_only) for x in a])
-    result = []
-    for index in range(size):
-        a_item = a[0] if len(a) == 1 else a[index]  # size 1: the same item for every index
-        b_item = b[0] if len(b) == 1 else b[index]
-        result.append(_walk(op, a_item, b_item, ndim - 1))
-    return tuple(result)
+        return tuple(map(op, a_items, b_items))  # the numbers themselves
+    return tuple([_walk(op, x, y, ndim - 1) for x, y in zip(a_items, b_items)])

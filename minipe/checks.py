@@ -62,11 +62,11 @@ def checked_size(value: object, name: str, minimum: int = 1) -> int:
 
     Every chapter checks its sizes (d_model, num_embeddings, ...) with this.
     """
+    if type(value) is int and value >= minimum:
+        return value
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
+    raise ValueError(f"{name} must be >= {minimum}, got {value}")
 
 
 def checked_flag(value: object, name: str) -> bool:

@@ -66,14 +66,9 @@ def grid(rows: Sequence[Sequence[float]], row_labels: Sequence[str] | None = Non
     return "\n".join(edges(labelled, line, " " * width + "   ..."))
 
 
-class _Row(Protocol):
-    @property
-    def values(self) -> tuple[float, ...]: ...
-
-
 class _Table(Protocol):
     @property
-    def rows(self) -> tuple[_Row, ...]: ...
+    def rows(self) -> tuple[tuple[float, ...], ...]: ...
 
 
 def format_matrix(matrix: _Table, row_labels: Iterable[str] | None = None) -> str:
@@ -94,4 +89,4 @@ def format_matrix(matrix: _Table, row_labels: Iterable[str] | None = None) -> st
     if labels is not None and len(labels) != len(matrix.rows):
         raise ShapeError(f"format_matrix got {len(labels)} row labels for "
                          f"{len(matrix.rows)} rows")
-    return grid([row.values for row in matrix.rows], labels)
+    return grid(matrix.rows, labels)

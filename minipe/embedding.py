@@ -29,7 +29,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Sequence, cast, overload
 
-from minipe.arrays import Matrix
+from minipe.arrays import Matrix, Vector
 from minipe.batch import Batch
 from minipe.broadcast import ShapeError
 from minipe.checks import checked_size
@@ -43,6 +43,7 @@ class Embedding:
     dim: int
     seed: int = field(default=0, kw_only=True)
     weight: Matrix = field(init=False)  # (num_embeddings, dim)
+    _rows: tuple[Vector, ...] = field(init=False)  # _rows[i] is the Vector of ID i
 
     def __post_init__(self) -> None:
         checked_size(self.num_embeddings, "num_embeddings")
@@ -52,7 +53,9 @@ class Embedding:
         mu, sigma = [0.0] * self.dim, [1.0] * self.dim
         rows = [list(map(rng.gauss, mu, sigma))  # dim draws of rng.gauss(0.0, 1.0): N(0, 1)
                 for _ in range(self.num_embeddings)]
-        object.__setattr__(self, "weight", Matrix(rows))  # (num_embeddings, dim)
+        weight = Matrix(rows)  # (num_embeddings, dim)
+        object.__setattr__(self, "weight", weight)
+        object.__setattr__(self, "_rows", tuple(weight))
 
     @overload
     def __call__(self, ids: Sequence[int]) -> Matrix: ...
@@ -67,8 +70,7 @@ class Embedding:
 
     def _lookup(self, ids: Sequence[int]) -> Matrix:
         """Row ids[t] of the table for every t, shape (n, dim): nothing is multiplied."""
-        rows = tuple(self.weight)  # rows[i] is the Vector of ID i
-        return Matrix([rows[token_id] for token_id in ids])  # (n, dim)
+        return Matrix([self._rows[token_id] for token_id in ids])  # (n, dim)
 
     def __repr__(self) -> str:
         return f"Embedding(num_embeddings={self.num_embeddings}, dim={self.dim})"
