@@ -18,13 +18,11 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+from minipe import Matrix, Trace, sinusoidal_denominators, sinusoidal_encoding
 from minipe.checks import checked_size
-from minipe.linalg import Matrix
-from minipe.pipeline import Trace
 from minipe.plot.svg import checked_words, heatmap_svg, line_chart_svg
 from minipe.plot.table import MAX_SERIES, checked_series, checked_table
 from minipe.plot.terminal import heatmap_text, line_chart_text
-from minipe.positional import sinusoidal_denominators, sinusoidal_encoding
 
 PE_FORMULA = "PE(pos, 2i) = sin(pos / base^(2i/d_model)), PE(pos, 2i+1) = cos(same angle)"
 
@@ -45,7 +43,8 @@ class Heatmap:
         """Check what the caller gave, and copy it: a list of rows becomes a Matrix."""
         checked_words(title=self.title, x_name=self.x_name, y_name=self.y_name,
                       subtitle=self.subtitle)
-        table = Matrix._trusted(checked_table(self.table))  # (rows, columns)
+        rows = checked_table(self.table)  # (rows, columns): finite numbers only
+        table = self.table if isinstance(self.table, Matrix) else Matrix(rows)  # immutable
         object.__setattr__(self, "table", table)
         for name, size in (("row_labels", table.shape[0]), ("col_labels", table.shape[1])):
             labels = getattr(self, name)

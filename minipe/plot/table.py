@@ -16,9 +16,8 @@ from __future__ import annotations
 import math
 from typing import Mapping, Sequence, Union
 
-from minipe.broadcast import ShapeError
+from minipe import Matrix, ShapeError
 from minipe.checks import checked_values
-from minipe.linalg import Matrix
 
 Rows = tuple[tuple[float, ...], ...]
 Table = Union[Matrix, Sequence[Sequence[float]]]  # a Matrix, or a list of rows to make one
@@ -38,7 +37,7 @@ def checked_table(table: object, what: str = "the table") -> Rows:
     if not isinstance(table, Matrix):
         raise TypeError(f"{what} must be a Matrix or a list of rows of numbers, "
                         f"got {type(table).__name__}")
-    rows = table._rows
+    rows = tuple(map(tuple, table.tolist()))  # (rows, columns), copied out of the Matrix
     for pos, row in enumerate(rows):
         if not all(map(math.isfinite, row)):
             column = next(j for j, x in enumerate(row) if not math.isfinite(x))

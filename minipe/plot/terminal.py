@@ -18,7 +18,7 @@ import os
 import textwrap
 from typing import Mapping, Sequence, TextIO
 
-from minipe.broadcast import ShapeError
+from minipe import ShapeError
 from minipe.checks import checked_flag, checked_size
 from minipe.plot.table import (
     Table,
