@@ -88,31 +88,51 @@ def test_cells_are_laid_out_row_by_row() -> None:
     assert (cells[0].get("fill"), cells[5].get("fill")) == ("#3b4cc0", "#b40426")
 
 
-def test_gpt2_sized_table_is_averaged_down_and_says_so() -> None:
-    table = sinusoidal_encoding(1024, 768)
-    root = parse(heatmap_svg(table, title="GPT-2's table"))
-    # at most 128 cells per axis: 1024 / 128 = 8 rows and 768 / 128 = 6 columns per block
+def test_gpt2_sized_table_is_sampled_and_says_so() -> None:
+    root = parse(pe_table(1024, 768).svg())
+    # at most 128 cells per axis: 1024 / 128 = 8, so 1 row in 8; 768 columns are 384 (sin, cos)
+    # pairs, of which 128 / 2 = 64 fit: 384 / 64 = 6, so 1 pair in 6
     assert len(group(root, "cells").findall(f"{SVG}rect")) == 128 * 128
-    assert "downsampled from 1024 x 768 to 128 x 128 by averaging blocks of 8 x 6 cells" \
-        in texts(root)
+    assert "downsampled from 1024 x 768 to 128 x 128 by keeping 1 row in 8 and 1 column pair " \
+        "(2i, 2i+1) in 6; no cell is averaged" in texts(root)
 
 
-def test_downsampling_averages_blocks() -> None:
+def test_every_sampled_cell_is_a_value_of_the_table() -> None:
+    rows = tuple(map(tuple, sinusoidal_encoding(1024, 768).tolist()))
+    smaller, kept_rows, kept_cols, _ = downsample(rows, 128, 128, column_pairs=True)
+    assert kept_rows == list(range(0, 1024, 8))
+    assert kept_cols[:6] == [0, 1, 12, 13, 24, 25] and len(kept_cols) == 128
+    for r, pos in enumerate(kept_rows):
+        for c, j in enumerate(kept_cols):
+            # PE(pos, 2i) = sin(pos / 10000**(2i/768)), PE(pos, 2i+1) = cos(the same angle)
+            angle = pos / 10000 ** (2 * (j // 2) / 768)
+            expected = math.sin(angle) if j % 2 == 0 else math.cos(angle)
+            assert math.isclose(smaller[r][c], expected, abs_tol=1e-12), (pos, j)
+    # averaging columns 0 and 1 of row 0 would have drawn (sin 0 + cos 0) / 2 = 0.5, a value
+    # that row 0 = [0, 1, 0, 1, ...] never holds; the sampled row 0 holds only 0s and 1s
+    assert set(smaller[0]) == {0.0, 1.0}
+
+
+def test_sampling_keeps_every_kth_row_and_column() -> None:
     rows = tuple(tuple(float(10 * r + c) for c in range(6)) for r in range(4))
-    smaller, row_starts, col_starts, note = downsample(rows, 2, 3)
-    # block (0, 0) holds rows 0-1, columns 0-1: (0 + 1 + 10 + 11) / 4 = 5.5
-    assert smaller == ((5.5, 7.5, 9.5), (25.5, 27.5, 29.5))
-    assert (row_starts, col_starts) == ([0, 2], [0, 2, 4])
-    assert note == "downsampled from 4 x 6 to 2 x 3 by averaging blocks of 2 x 2 cells"
+    smaller, kept_rows, kept_cols, note = downsample(rows, 2, 3)
+    # 4 rows into 2: rows 0 and 2; 6 columns into 3: columns 0, 2 and 4; cell = 10 r + c
+    assert smaller == ((0.0, 2.0, 4.0), (20.0, 22.0, 24.0))
+    assert (kept_rows, kept_cols) == ([0, 2], [0, 2, 4])
+    assert note == "downsampled from 4 x 6 to 2 x 3 by keeping 1 row in 2 and 1 column in 2; " \
+        "no cell is averaged"
+    # in pairs: 3 pairs (0, 1), (2, 3), (4, 5), of which 4 columns hold 2: pairs 0 and 2
+    paired, _, kept_cols, _ = downsample(rows, 2, 4, column_pairs=True)
+    assert kept_cols == [0, 1, 4, 5] and paired[1] == (20.0, 21.0, 24.0, 25.0)
     assert downsample(rows, 10, 10) == (rows, [0, 1, 2, 3], [0, 1, 2, 3, 4, 5], "")
 
 
-def test_uneven_blocks_are_averaged_too() -> None:
+def test_a_stride_that_does_not_divide_keeps_fewer_cells() -> None:
     rows = ((1.0, 2.0, 3.0, 4.0, 5.0),)
-    smaller, _, col_starts, note = downsample(rows, 1, 2)
-    # blocks of columns 0-1 and 2-4: (1 + 2) / 2 and (3 + 4 + 5) / 3
-    assert smaller == ((1.5, 4.0),) and col_starts == [0, 2]
-    assert "blocks of about 1 x 2.5 cells" in note
+    smaller, _, kept_cols, note = downsample(rows, 1, 2)
+    # 5 columns into at most 2: every 2nd would keep 3, so every 3rd: columns 0 and 3
+    assert smaller == ((1.0, 4.0),) and kept_cols == [0, 3]
+    assert "by keeping every row and 1 column in 3" in note
 
 
 def test_attention_svg_names_every_token() -> None:

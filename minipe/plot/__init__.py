@@ -1,6 +1,6 @@
 """Chapter 10 - pictures: see the encodings instead of reading a 1024 x 768 table.
 
-    table.py     what every picture needs: checked numbers, their range, averaging down
+    table.py     what every picture needs: checked numbers, their range, sampling down
     terminal.py  a heatmap of shade blocks (or ANSI colours) and a text line chart
     svg.py       SVG written by hand: a heatmap with a colour bar, a line chart; write_svg
     figures.py   the lectures' pictures: pe_table, curves, dot_products, attention_weights

@@ -38,6 +38,7 @@ class Heatmap:
     subtitle: str = ""
     row_labels: tuple[str, ...] | None = None  # one per row, e.g. the tokens
     col_labels: tuple[str, ...] | None = None
+    column_pairs: bool = False  # columns (2i, 2i+1) are a (sin, cos) pair: sample them together
 
     def __post_init__(self) -> None:
         """Check what the caller gave, and copy it: a list of rows becomes a Matrix."""
@@ -58,12 +59,14 @@ class Heatmap:
         """The SVG text; write it with write_svg(path, figure.svg())."""
         return heatmap_svg(self.table, title=self.title, subtitle=self.subtitle,
                            x_name=self.x_name, y_name=self.y_name, row_labels=self.row_labels,
-                           col_labels=self.col_labels, max_cells=max_cells)
+                           col_labels=self.col_labels, max_cells=max_cells,
+                           column_pairs=self.column_pairs)
 
     def text(self, *, width: int = 80, color: bool = False) -> str:
         """The picture in characters, for print(); color=True for ANSI colours."""
         return heatmap_text(self.table, width=width, color=color, title=self.title,
-                            row_labels=self.row_labels, x_name=self.x_name, y_name=self.y_name)
+                            row_labels=self.row_labels, x_name=self.x_name, y_name=self.y_name,
+                            column_pairs=self.column_pairs)
 
 
 @dataclass(frozen=True, repr=False)
@@ -109,7 +112,8 @@ def pe_table(num_positions: int = 64, d_model: int = 32, *, base: float = 10000.
     table = sinusoidal_encoding(num_positions, d_model, base=base)  # (num_positions, d_model)
     return Heatmap(table, title=f"Sinusoidal position encodings: {num_positions} positions x "
                    f"{d_model} dimensions", subtitle=f"{PE_FORMULA}, base = {base:g}",
-                   x_name="dimension j (even j: sine, odd j: cosine)", y_name="position pos")
+                   x_name="dimension j (even j: sine, odd j: cosine)", y_name="position pos",
+                   column_pairs=True)
 
 
 def curves(dims: Sequence[int] = (0, 1, 8, 16), num_positions: int = 64, d_model: int = 32,

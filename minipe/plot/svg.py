@@ -12,8 +12,9 @@ y grows downwards. Every coordinate is written with 2 decimals, so the same
 numbers give byte-identical files. Text is escaped (<, & and " become &lt;,
 &amp; and &quot;), so a token like <|endoftext|> is a label, not a tag.
 
-A heatmap has at most `max_cells` cells per axis; a bigger table is averaged
-down (table.py) and the subtitle says so. Colours go from blue (lowest)
+A heatmap has at most `max_cells` cells per axis; of a bigger table, every
+k-th row and column is kept (table.py: nothing is averaged), and the
+subtitle says so. Colours go from blue (lowest)
 through light grey (middle) to red (highest), as on the colour bar.
 """
 
@@ -76,7 +77,7 @@ def _open(height: float, title: str, subtitles: Sequence[str]) -> list[str]:
 
 def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str = "row",
                 row_labels: Sequence[str] | None = None, col_labels: Sequence[str] | None = None,
-                subtitle: str = "", max_cells: int = 128) -> str:
+                subtitle: str = "", max_cells: int = 128, column_pairs: bool = False) -> str:
     """The table as a grid of coloured cells, with axis labels and a colour bar.
 
     Rows run down (row 0 at the top), columns across. Without labels the axes
@@ -96,7 +97,8 @@ def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str
     n_rows, n_cols = len(rows), len(rows[0])
     row_labels = _checked_labels(row_labels, n_rows, "row")
     col_labels = _checked_labels(col_labels, n_cols, "column")
-    cells, row_starts, col_starts, note = downsample(rows, max_cells, max_cells)
+    cells, row_indices, col_indices, note = downsample(rows, max_cells, max_cells,
+                                                       column_pairs=column_pairs)
     lowest, highest = value_range(rows)
     subtitles = [line for line in (subtitle, note) if line]
     longest_label = max((len(label) for label in row_labels or ["0000"]), default=4)
@@ -120,7 +122,7 @@ def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str
             shape = f'<rect x="{x:.2f}" y="{y:.2f}" width="{cell_width:.2f}" ' \
                     f'height="{cell_height:.2f}" fill="{fill}"'
             if hover:  # the browser shows the value when the pointer rests on the cell
-                shape += f"><title>[{row_starts[r]}, {col_starts[c]}] {value:.4f}</title></rect>"
+                shape += f"><title>[{row_indices[r]}, {col_indices[c]}] {value:.4f}</title></rect>"
             else:
                 shape += "/>"
             lines.append(shape)

@@ -8,8 +8,9 @@ the table's range (t = 0 lowest, 1 highest) picks its look:
 - colour: a 256-colour ANSI background, blue (low) -> white -> red (high),
   used only when the output is a terminal and NO_COLOR is not set.
 
-A table wider than the terminal, or longer than `height` rows, is averaged
-down (see table.py), and the picture says so.
+Of a table wider than the terminal, or longer than `height` rows, every k-th
+row and column is kept (see table.py: nothing is averaged), and the picture
+says so.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ RESET = "\x1b[0m"
 
 def heatmap_text(table: Table, *, width: int = 80, height: int = 64, color: bool = False,
                  title: str = "", row_labels: Sequence[str] | None = None,
-                 x_name: str = "column", y_name: str = "row") -> str:
+                 x_name: str = "column", y_name: str = "row", column_pairs: bool = False) -> str:
     """The table as lines of at most `width` characters, one line per row (or row block).
 
     >>> print(heatmap_text([[0.0, 0.5, 1.0]], title="three values"))
@@ -83,16 +84,17 @@ def heatmap_text(table: Table, *, width: int = 80, height: int = 64, color: bool
     label_width = max(len(label) for label in labels)
     room = width - label_width - 1  # characters left for the cells
     cell_width = max(1, min(4, room // n_cols))  # up to 4 characters a cell, if they fit
-    cells, row_starts, _, note = downsample(rows, height, room // cell_width)
+    cells, row_indices, _, note = downsample(rows, height, room // cell_width,
+                                             column_pairs=column_pairs)
     lowest, highest = value_range(rows)
     lines = _wrapped(title, width) + _wrapped(note, width)
-    for start, row in zip(row_starts, cells):
+    for index, row in zip(row_indices, cells):
         fractions = [shade_fraction(x, lowest, highest) for x in row]
         if color:
             line = "".join(ansi_background(t) + " " * cell_width for t in fractions) + RESET
         else:
             line = "".join(shade(t) * cell_width for t in fractions)
-        lines.append(f"{labels[start]:<{label_width}} {line}")
+        lines.append(f"{labels[index]:<{label_width}} {line}")
     low, high = f"{lowest:.4g}", f"{highest:.4g}"
     if color:
         ramp = "".join(ansi_background(step / 10) + " " for step in range(11)) + RESET
