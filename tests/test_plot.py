@@ -78,14 +78,14 @@ def test_pe_table_svg_has_one_cell_per_number_and_its_axis_names() -> None:
 
 
 def test_cells_are_laid_out_row_by_row() -> None:
-    root = parse(heatmap_svg([[1, 2, 3], [4, 5, 6]], title="t"))
+    root = parse(heatmap_svg([[0, 2, 3], [4, 5, 6]], title="t"))
     cells = group(root, "cells").findall(f"{SVG}rect")
     xs = [float(cell.get("x", "")) for cell in cells]
     ys = [float(cell.get("y", "")) for cell in cells]
     assert xs[0] < xs[1] < xs[2] and xs[0] == xs[3]  # three columns, left to right
     assert ys[0] == ys[1] == ys[2] < ys[3]  # two rows, the first on top
-    # lowest (1) blue, highest (6) red: the ends of the colour bar
-    assert (cells[0].get("fill"), cells[5].get("fill")) == ("#3b4cc0", "#b40426")
+    # no negative number: a sequential scale from 0 (white) to the highest, 6 (dark blue)
+    assert (cells[0].get("fill"), cells[5].get("fill")) == ("#ffffff", "#08306b")
 
 
 def test_gpt2_sized_table_is_sampled_and_says_so() -> None:
@@ -133,6 +133,56 @@ def test_a_stride_that_does_not_divide_keeps_fewer_cells() -> None:
     # 5 columns into at most 2: every 2nd would keep 3, so every 3rd: columns 0 and 3
     assert smaller == ((1.0, 4.0),) and kept_cols == [0, 3]
     assert "by keeping every row and 1 column in 3" in note
+
+
+def rgb(fill: str | None) -> tuple[int, int, int]:
+    assert fill is not None and re.fullmatch(r"#[0-9a-f]{6}", fill), fill
+    return int(fill[1:3], 16), int(fill[3:5], 16), int(fill[5:7], 16)
+
+
+def test_attention_weights_sit_on_a_scale_from_0_to_1() -> None:
+    trace = run("The cat sat on the mat", d_model=8, causal=True)
+    root = parse(attention_weights(trace).svg())
+    assert texts(group(root, "colorbar")) == ["1.00", "0.50", "0.00"]  # top, middle, bottom
+    cells = group(root, "cells").findall(f"{SVG}rect")
+    weights = [w for row in trace.attention.weights.tolist() for w in row]
+    for i in range(6):
+        for j in range(i + 1, 6):  # above the diagonal the causal mask gives weight 0: white
+            assert cells[6 * i + j].get("fill") == "#ffffff"
+    assert cells[0].get("fill") == "#08306b"  # token 0 sees only itself: weight 1, darkest
+    # sequential: a larger weight is never lighter (a smaller sum of red, green and blue)
+    by_weight = sorted((w, sum(rgb(cell.get("fill")))) for w, cell in zip(weights, cells))
+    lightness = [light for _, light in by_weight]
+    assert lightness == sorted(lightness, reverse=True) and len(set(lightness)) > 5
+
+
+def test_figures_that_are_compared_share_one_scale() -> None:
+    # 0.5 is the top of its own scale in the second table, the middle in the first: two
+    # colours for one number. With one color_range, one colour.
+    first, second = [[0.5, 1.0]], [[0.5, 0.25]]
+    apart = [group(parse(heatmap_svg(t, title="t")), "cells")[0].get("fill")
+             for t in (first, second)]
+    assert apart[0] != apart[1]
+    shared = [group(parse(heatmap_svg(t, title="t", color_range=(0.0, 1.0))), "cells")[0]
+              .get("fill") for t in (first, second)]
+    assert shared[0] == shared[1]
+    # attention figures take the range too, e.g. (0, the largest weight of the set)
+    figure = attention_weights(run("The cat sat"), color_range=(0.0, 0.75))
+    assert texts(group(parse(figure.svg()), "colorbar")) == ["0.75", "0.38", "0.00"]
+
+
+def test_signed_values_are_grey_at_0() -> None:
+    # a diverging scale from -m to m, m = max |x| = 2: 0 is in its middle (grey), -2 at the
+    # bottom (blue), however far the highest value (1) falls short of 2
+    cells = group(parse(heatmap_svg([[-2.0, 0.0, 1.0]], title="t")), "cells")
+    assert [cell.get("fill") for cell in cells][:2] == ["#3b4cc0", "#f2f2f2"]
+
+
+def test_terminal_colours_follow_the_scale() -> None:
+    # 256-colour cube code 16 + 36 r + 6 g + b: white (5, 5, 5) = 231, dark blue (0, 0, 1) = 17
+    coloured = heatmap_text([[0.0, 1.0]], color=True)
+    assert "\x1b[48;5;231m" in coloured and "\x1b[48;5;17m" in coloured
+    assert "white = 0, dark blue = 1" in coloured
 
 
 def test_attention_svg_names_every_token() -> None:
@@ -220,7 +270,7 @@ def test_shades_step_through_the_range() -> None:
     # t = 0, .25, .5, .75, 1 fall in fifths 0, 1, 2, 3, 4; 5 columns fit 4 characters each
     lines = heatmap_text([[0.0, 0.25, 0.5, 0.75, 1.0]]).splitlines()
     assert lines[0] == "0 " + "    ░░░░▒▒▒▒▓▓▓▓████"
-    assert lines[1].startswith("legend: ' ' = 0 (lowest)")
+    assert lines[1] == "legend: ' ' = 0  ░ ▒ ▓  █ = 1; 5 equal steps"
 
 
 @pytest.mark.parametrize("width", [24, 40, 80, 132])
@@ -286,6 +336,10 @@ def test_text_line_chart_fits_and_names_its_lines() -> None:
     (lambda: dot_products(8, 4, at=(-1,)), ValueError, ">= 0"),
     (lambda: attention_weights("The cat"),  # type: ignore[arg-type]
      TypeError, "the Trace that minipe.run"),
+    (lambda: heatmap_svg([[0.5, 1.5]], title="t", color_range=(0.0, 1.0)), ValueError,
+     r"holds 1.5, outside color_range \(0, 1\)"),
+    (lambda: heatmap_text([[0.5]], color_range=(1.0, 0.0)), ValueError, "low < high"),
+    (lambda: heatmap_svg([[0.5]], title="t", palette="rainbow"), ValueError, "palette must be"),
 ])
 def test_bad_input_is_explained(call: Any, error: type[Exception], words: str) -> None:
     with pytest.raises(error, match=words):

@@ -1,6 +1,7 @@
 """Chapter 10 - pictures: see the encodings instead of reading a 1024 x 768 table.
 
-    table.py     what every picture needs: checked numbers, their range, sampling down
+    table.py     what every picture needs: checked numbers, sampling down, round ticks
+    colors.py    colour scales: sequential from 0 for amounts, diverging around 0 for signs
     terminal.py  a heatmap of shade blocks (or ANSI colours) and a text line chart
     svg.py       SVG written by hand: a heatmap with a colour bar, a line chart; write_svg
     figures.py   the lectures' pictures: pe_table, curves, dot_products, attention_weights

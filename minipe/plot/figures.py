@@ -20,6 +20,7 @@ from typing import Sequence
 
 from minipe import Matrix, Trace, sinusoidal_denominators, sinusoidal_encoding
 from minipe.checks import checked_size
+from minipe.plot.colors import color_scale
 from minipe.plot.svg import checked_words, heatmap_svg, line_chart_svg
 from minipe.plot.table import MAX_SERIES, checked_series, checked_table
 from minipe.plot.terminal import heatmap_text, line_chart_text
@@ -39,6 +40,8 @@ class Heatmap:
     row_labels: tuple[str, ...] | None = None  # one per row, e.g. the tokens
     col_labels: tuple[str, ...] | None = None
     column_pairs: bool = False  # columns (2i, 2i+1) are a (sin, cos) pair: sample them together
+    palette: str | None = None  # "sequential", "diverging", or None: chosen by the signs
+    color_range: tuple[float, float] | None = None  # the values at the scale's two ends
 
     def __post_init__(self) -> None:
         """Check what the caller gave, and copy it: a list of rows becomes a Matrix."""
@@ -47,6 +50,9 @@ class Heatmap:
         rows = checked_table(self.table)  # (rows, columns): finite numbers only
         table = self.table if isinstance(self.table, Matrix) else Matrix(rows)  # immutable
         object.__setattr__(self, "table", table)
+        _, low, high = color_scale(rows, self.palette, self.color_range)  # checks both
+        if self.color_range is not None:
+            object.__setattr__(self, "color_range", (low, high))
         for name, size in (("row_labels", table.shape[0]), ("col_labels", table.shape[1])):
             labels = getattr(self, name)
             if labels is None:
@@ -60,13 +66,15 @@ class Heatmap:
         return heatmap_svg(self.table, title=self.title, subtitle=self.subtitle,
                            x_name=self.x_name, y_name=self.y_name, row_labels=self.row_labels,
                            col_labels=self.col_labels, max_cells=max_cells,
-                           column_pairs=self.column_pairs)
+                           column_pairs=self.column_pairs, palette=self.palette,
+                           color_range=self.color_range)
 
     def text(self, *, width: int = 80, color: bool = False) -> str:
         """The picture in characters, for print(); color=True for ANSI colours."""
         return heatmap_text(self.table, width=width, color=color, title=self.title,
                             row_labels=self.row_labels, x_name=self.x_name, y_name=self.y_name,
-                            column_pairs=self.column_pairs)
+                            column_pairs=self.column_pairs, palette=self.palette,
+                           color_range=self.color_range)
 
 
 @dataclass(frozen=True, repr=False)
@@ -113,7 +121,7 @@ def pe_table(num_positions: int = 64, d_model: int = 32, *, base: float = 10000.
     return Heatmap(table, title=f"Sinusoidal position encodings: {num_positions} positions x "
                    f"{d_model} dimensions", subtitle=f"{PE_FORMULA}, base = {base:g}",
                    x_name="dimension j (even j: sine, odd j: cosine)", y_name="position pos",
-                   column_pairs=True)
+                   column_pairs=True, palette="diverging")  # grey = 0, as max |PE| = cos 0 = 1
 
 
 def curves(dims: Sequence[int] = (0, 1, 8, 16), num_positions: int = 64, d_model: int = 32,
@@ -168,8 +176,14 @@ def dot_products(max_offset: int = 64, d_model: int = 32, at: Sequence[int] = (0
                      f"base = {base:g}", x_name="offset k", y_name="dot product")
 
 
-def attention_weights(trace: Trace) -> Heatmap:
+def attention_weights(trace: Trace, *,
+                      color_range: tuple[float, float] = (0.0, 1.0)) -> Heatmap:
     """The attention weights of `run(text, ...)`, with the tokens on both axes.
+
+    Weights are amounts in [0, 1], so the scale is sequential from 0: white
+    is "no attention", and darker is always more. By default it runs to 1,
+    so every attention figure uses the same colours; figures compared side
+    by side can share a tighter range, e.g. (0.0, their largest weight).
 
     >>> from minipe import run
     >>> attention_weights(run("The cat sat")).row_labels
@@ -185,7 +199,8 @@ def attention_weights(trace: Trace) -> Heatmap:
     return Heatmap(trace.attention.weights, title=f"Attention weights for {trace.text!r}",
                    subtitle=f"row i: how much token i attends to token j; each row sums to 1 "
                    f"({settings})", x_name="key: token j", y_name="query: token i",
-                   row_labels=labels, col_labels=labels)
+                   row_labels=labels, col_labels=labels, palette="sequential",
+                   color_range=color_range)
 
 
 def _checked_list(values: object, name: str, what: str) -> tuple[int, ...]:

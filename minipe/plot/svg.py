@@ -14,8 +14,8 @@ numbers give byte-identical files. Text is escaped (<, & and " become &lt;,
 
 A heatmap has at most `max_cells` cells per axis; of a bigger table, every
 k-th row and column is kept (table.py: nothing is averaged), and the
-subtitle says so. Colours go from blue (lowest)
-through light grey (middle) to red (highest), as on the colour bar.
+subtitle says so. The colour bar shows the scale (colors.py): white to dark
+blue for amounts from 0, blue through grey (0) to red for signed values.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from typing import Mapping, Sequence
 from xml.sax.saxutils import escape, quoteattr
 
 from minipe.checks import checked_size
+from minipe.plot.colors import Palette, color, color_scale, fraction, is_dark
 from minipe.plot.table import (
     Table,
     checked_series,
@@ -36,12 +37,9 @@ from minipe.plot.table import (
     nice_step,
     nice_ticks,
     number_text,
-    shade_fraction,
-    value_range,
 )
 
 WIDTH = 800
-LOW, MIDDLE, HIGH = (59, 76, 192), (242, 242, 242), (180, 4, 38)  # blue, grey, red
 LINE_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
                "#7f7f7f", "#bcbd22", "#17becf")
 DASHES = ("", "8 4", "2 3", "10 3 2 3")  # a second cue besides colour, for overlapping lines
@@ -49,13 +47,6 @@ FONT = 'font-family="sans-serif" font-size="12"'
 CHAR = 7.0  # about how wide one character of 12 px sans-serif is
 LABEL_LENGTH = 16  # longer row and column labels are cut, so the grid keeps its room
 TITLED_CELLS = 4096  # up to this many cells, each carries its value as a hover <title>
-
-
-def color(t: float) -> str:
-    """The colour at t in [0, 1]: blue -> grey at 0.5 -> red, mixed linearly in RGB."""
-    start, end, u = (LOW, MIDDLE, 2 * t) if t <= 0.5 else (MIDDLE, HIGH, 2 * t - 1)
-    red, green, blue = (round(a + (b - a) * u) for a, b in zip(start, end))
-    return f"#{red:02x}{green:02x}{blue:02x}"
 
 
 def text(x: float, y: float, content: str, attributes: str = "") -> str:
@@ -77,8 +68,15 @@ def _open(height: float, title: str, subtitles: Sequence[str]) -> list[str]:
 
 def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str = "row",
                 row_labels: Sequence[str] | None = None, col_labels: Sequence[str] | None = None,
-                subtitle: str = "", max_cells: int = 128, column_pairs: bool = False) -> str:
+                subtitle: str = "", max_cells: int = 128, column_pairs: bool = False,
+                palette: str | None = None, color_range: tuple[float, float] | None = None
+                ) -> str:
     """The table as a grid of coloured cells, with axis labels and a colour bar.
+
+    `palette` and `color_range` pick the colour scale (see colors.py): by
+    default white to dark blue from 0 to the largest value if none is
+    negative, else blue - grey - red with grey at 0. Give figures that are
+    compared the same color_range, e.g. (0.0, 1.0) for attention weights.
 
     Rows run down (row 0 at the top), columns across. Without labels the axes
     get round-number ticks; with `row_labels` / `col_labels` (e.g. the tokens)
@@ -87,9 +85,9 @@ def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str
     >>> svg = heatmap_svg([[0.0, 1.0]], title="two cells")
     >>> svg.startswith('<svg xmlns="http://www.w3.org/2000/svg"')
     True
-    >>> first_cell = svg.splitlines()[4]   # the lowest value: blue
+    >>> first_cell = svg.splitlines()[4]   # 0 on a scale from 0: white
     >>> print(first_cell.split("<title>")[0])
-    <rect x="64.00" y="44.00" width="313.00" height="313.00" fill="#3b4cc0">
+    <rect x="64.00" y="44.00" width="313.00" height="313.00" fill="#ffffff">
     """
     rows = checked_table(table)
     checked_size(max_cells, "max_cells")
@@ -99,7 +97,7 @@ def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str
     col_labels = _checked_labels(col_labels, n_cols, "column")
     cells, row_indices, col_indices, note = downsample(rows, max_cells, max_cells,
                                                        column_pairs=column_pairs)
-    lowest, highest = value_range(rows)
+    scale, low, high = color_scale(rows, palette, color_range)
     subtitles = [line for line in (subtitle, note) if line]
     longest_label = max((len(label) for label in row_labels or ["0000"]), default=4)
     left = 36 + CHAR * longest_label
@@ -118,7 +116,7 @@ def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str
         y = top + r * cell_height
         for c, value in enumerate(row):
             x = left + c * cell_width
-            fill = color(shade_fraction(value, lowest, highest))
+            fill = color(fraction(value, low, high), scale)
             shape = f'<rect x="{x:.2f}" y="{y:.2f}" width="{cell_width:.2f}" ' \
                     f'height="{cell_height:.2f}" fill="{fill}"'
             if hover:  # the browser shows the value when the pointer rests on the cell
@@ -131,8 +129,8 @@ def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str
         lines.append('<g id="values" text-anchor="middle">')
         for r, row in enumerate(cells):
             for c, value in enumerate(row):
-                t = shade_fraction(value, lowest, highest)
-                ink = ' fill="white"' if t < 0.2 or t > 0.8 else ""  # dark cells, light ink
+                dark = is_dark(fraction(value, low, high), scale)
+                ink = ' fill="white"' if dark else ""  # dark cells, light ink
                 lines.append(text(left + (c + 0.5) * cell_width,
                                   top + (r + 0.5) * cell_height + 4, f"{value:.3f}", ink))
         lines.append("</g>")
@@ -161,7 +159,7 @@ def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str
                       f'transform="rotate(-90 14 {top + plot_height / 2:.2f})"'))
     lines.append("</g>")
 
-    lines += _colour_bar(right + 24, top, min(plot_height, 300.0), lowest, highest)
+    lines += _colour_bar(right + 24, top, min(plot_height, 300.0), scale, low, high)
     lines.append("</svg>")
     return "\n".join(lines) + "\n"
 
@@ -182,17 +180,18 @@ def _checked_labels(labels: Sequence[str] | None, size: int, axis: str) -> list[
     return [str(label)[:LABEL_LENGTH] for label in labels]
 
 
-def _colour_bar(x: float, top: float, height: float, lowest: float, highest: float) -> list[str]:
-    """A vertical bar, highest value at the top, with three numbers beside it."""
-    stops = [f'<stop offset="{offset}" stop-color="{color(t)}"/>'
+def _colour_bar(x: float, top: float, height: float, scale: Palette, low: float,
+                high: float) -> list[str]:
+    """A vertical bar, the top of the scale at the top, with three numbers beside it."""
+    stops = [f'<stop offset="{offset}" stop-color="{color(t, scale)}"/>'
              for offset, t in (("0", 1.0), ("0.5", 0.5), ("1", 0.0))]
     lines = ['<g id="colorbar">', '<defs><linearGradient id="scale" x1="0" y1="0" x2="0" y2="1">',
              *stops, "</linearGradient></defs>",
              f'<rect x="{x:.2f}" y="{top:.2f}" width="16" height="{height:.2f}" '
              f'fill="url(#scale)" stroke="#999"/>']
-    step = nice_step(highest - lowest) / 10  # one more decimal than the round ticks need
-    for fraction, value in ((0.0, highest), (0.5, (lowest + highest) / 2), (1.0, lowest)):
-        lines.append(text(x + 22, top + fraction * height + 4, number_text(value, step)))
+    step = nice_step(high - low) / 10  # one more decimal than the round ticks need
+    for down, value in ((0.0, high), (0.5, (low + high) / 2), (1.0, low)):
+        lines.append(text(x + 22, top + down * height + 4, number_text(value, step)))
     lines.append("</g>")
     return lines
 

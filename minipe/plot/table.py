@@ -1,9 +1,4 @@
-"""What every figure needs from a table of numbers: checked values, their range, a smaller copy.
-
-A figure colours each cell by where its value falls on a colour scale, from
-`low` (the table's lowest value, unless the figure fixes it) to `high`:
-
-    t = (x - low) / (high - low)        0 at the bottom of the scale, 1 at the top
+"""What every figure needs from a table of numbers: checked values, a smaller copy, ticks.
 
 A 1024 x 768 table has 786,432 cells: more than a terminal has characters or a
 readable SVG has rectangles. `downsample` shrinks it by *keeping* one row in
@@ -47,18 +42,6 @@ def checked_table(table: object, what: str = "the table") -> Rows:
             raise ValueError(f"{what}[{pos}, {column}] is {row[column]}: a colour scale "
                              f"needs finite numbers (NaN and inf have no colour)")
     return rows
-
-
-def value_range(rows: Rows) -> tuple[float, float]:
-    """(lowest, highest) value of the table."""
-    return min(map(min, rows)), max(map(max, rows))
-
-
-def shade_fraction(x: float, lowest: float, highest: float) -> float:
-    """t = (x - lowest) / (highest - lowest), in [0, 1]; 0.5 when every value is equal."""
-    if highest == lowest:
-        return 0.5
-    return (x - lowest) / (highest - lowest)
 
 
 def sampling_stride(size: int, keep: int, width: int = 1) -> int:
