@@ -391,7 +391,7 @@ def test_a_failed_write_leaves_no_half_written_file(tmp_path: Path,
             self.stream.flush()
             raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("minipe.plot.svg.os.fdopen", DiskFull)
+    monkeypatch.setattr("minipe.plot.files.os.fdopen", DiskFull)
     with pytest.raises(OSError, match="No space left on device"):
         write_svg(tmp_path / "pe.svg", pe_table(8, 4).svg())
     assert leftovers(tmp_path) == []  # neither pe.svg nor a temporary file
@@ -404,7 +404,7 @@ def test_a_failed_replace_keeps_the_old_file(tmp_path: Path,
     def refuse(source: str, target: str) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr("minipe.plot.svg.os.replace", refuse)
+    monkeypatch.setattr("minipe.plot.files.os.replace", refuse)
     with pytest.raises(OSError, match="Permission denied"):
         write_svg(tmp_path / "pe.svg", pe_table(16, 8).svg())
     assert (tmp_path / "pe.svg").read_bytes() == old

@@ -20,7 +20,7 @@ from minipe.plot.figures import (
     dot_products,
     pe_table,
 )
-from minipe.plot.svg import write_svg
+from minipe.plot.files import write_svg
 from minipe.plot.terminal import use_color
 
 KINDS = {
