@@ -231,16 +231,59 @@ def test_the_same_input_gives_the_same_bytes() -> None:
 
 # --- SVG line charts ---------------------------------------------------------------
 
-def test_curves_are_columns_of_the_table_one_line_each() -> None:
+def axis_maps(root: ET.Element) -> tuple[Any, Any]:
+    """data x -> canvas x and data y -> canvas y, read off the chart's tick labels."""
+    x_at, y_at = {}, {}
+    for label in group(root, "axes").iter(f"{SVG}text"):
+        if not re.fullmatch(r"-?[0-9.]+", label.text or ""):
+            continue  # an axis name
+        if label.get("text-anchor") == "end":  # left of the plot: a y tick, 4 px above its line
+            y_at[float(label.text or "")] = float(label.get("y", "")) - 4
+        else:
+            x_at[float(label.text or "")] = float(label.get("x", ""))
+    (x_a, px_a), (x_b, px_b) = min(x_at.items()), max(x_at.items())
+    (y_a, py_a), (y_b, py_b) = min(y_at.items()), max(y_at.items())
+    return (lambda x: px_a + (x - x_a) / (x_b - x_a) * (px_b - px_a),
+            lambda y: py_a + (y - y_a) / (y_b - y_a) * (py_b - py_a))
+
+
+def test_curves_are_continuous_waves_with_the_table_marked_on_them() -> None:
     chart = curves((0, 1, 8, 16), 64, 32)
     root = parse(chart.svg())
     lines = group(root, "series").findall(f"{SVG}polyline")
-    assert len(lines) == 4 and all(len(polyline_points(line)) == 64 for line in lines)
+    # 8 points per position: 8 * 63 + 1 = 505 points a line, for 64 positions
+    assert len(lines) == 4 and all(len(polyline_points(line)) == 505 for line in lines)
     # column 16 = 2i with i = 8: sin(pos / 10000**(16/32)) = sin(pos / 100), by hand
     name, values = chart.series[3]
     assert name == "PE(pos, 16) = sin(pos / 100), wavelength 628"  # 2 pi 100 = 628.3
-    assert all(math.isclose(v, math.sin(pos / 100), abs_tol=1e-12) for pos, v in enumerate(values))
+    assert values[8 * 5 + 4] == pytest.approx(math.sin(5.5 / 100), abs=1e-12)  # between 5 and 6
     assert texts(group(root, "legend")) == [name for name, _ in chart.series]
+    # one dot per line at each whole position, where the table's number is
+    to_x, to_y = axis_maps(root)
+    dots = group(root, "marks").findall(f"{SVG}circle")
+    assert len(dots) == 4 * 64
+    for number, denominator, wave in ((0, 1, math.sin), (1, 1, math.cos), (2, 10, math.sin),
+                                      (3, 100, math.sin)):  # 10000**(2i/32) for i = 0, 0, 4, 8
+        for pos in range(64):
+            dot = dots[64 * number + pos]
+            assert float(dot.get("cx", "")) == pytest.approx(to_x(pos), abs=0.011)
+            assert float(dot.get("cy", "")) == pytest.approx(to_y(wave(pos / denominator)),
+                                                             abs=0.011)
+
+
+def test_curves_default_dims_follow_d_model() -> None:
+    # 0, 1, d_model/4 and d_model/2, rounded down to even: for 16, columns 0, 1, 4 and 8
+    chart = curves(d_model=16)
+    assert [name.split(" =")[0] for name, _ in chart.series] == \
+        ["PE(pos, 0)", "PE(pos, 1)", "PE(pos, 4)", "PE(pos, 8)"]
+    assert [name.split(" =")[0] for name, _ in curves(d_model=4).series] == \
+        ["PE(pos, 0)", "PE(pos, 1)", "PE(pos, 2)"]
+
+
+def test_many_positions_draw_the_rows_only() -> None:
+    chart = curves((0,), 1000, 8)  # 1024 // 1000 = 1 point per position: nothing between
+    assert len(chart.x) == 1000 and chart.marks_at == ()
+    assert len(curves((0,), 256, 8).x) == 4 * 255 + 1  # 1024 // 256 = 4 points per position
 
 
 def test_points_go_up_when_values_go_up() -> None:
@@ -333,6 +376,8 @@ def test_text_line_chart_fits_and_names_its_lines() -> None:
      "1 to 10 series"),
     (lambda: curves((0, 32), 8, 32), ValueError, "dimension 32 is out of range: d_model = 32"),
     (lambda: curves((3, 3)), ValueError, "twice"),
+    (lambda: line_chart_svg([0, 0.5, 1], {"a": [0, 1, 0]}, title="t", marks_at=[0.25]),
+     ValueError, "marks_at holds 0.25, which is not one of the x values"),
     (lambda: dot_products(8, 4, at=(-1,)), ValueError, ">= 0"),
     (lambda: attention_weights("The cat"),  # type: ignore[arg-type]
      TypeError, "the Trace that minipe.run"),
@@ -427,7 +472,9 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize("args, cells, lines", [
     (["pe", "--positions", "64", "--d-model", "32"], 64 * 32, 0),
     (["attention", "The cat sat on the mat", "--causal"], 6 * 6, 0),
+    (["attention", "The cat sat", "--position-kind", "alibi", "--d-model", "4"], 3 * 3, 0),
     (["curves", "--dims", "0", "5", "--positions", "40"], 0, 2),
+    (["curves", "--d-model", "16"], 0, 4),  # default columns 0, 1, 4, 8 of a 16-wide table
     (["dot", "--max-offset", "30", "--at", "0", "7", "100"], 0, 3),
 ])
 def test_the_command_writes_a_figure(tmp_path: Path, args: list[str], cells: int,
@@ -454,7 +501,8 @@ def test_without_out_the_picture_is_printed_plainly_when_piped() -> None:
 @pytest.mark.parametrize("args, words", [
     (["pe", "--positions", "0"], "num_positions must be >= 1, got 0"),
     (["curves", "--dims", "40"], "dimension 40 is out of range"),
-    (["attention", "--positions", "absolute"], "invalid choice: 'absolute'"),
+    (["attention", "--position-kind", "absolute"], "invalid choice: 'absolute'"),
+    (["attention", "--positions", "rope"], "choose the encoding with --position-kind rope"),
     (["histogram"], "invalid choice: 'histogram'"),
     ([], "the following arguments are required: KIND"),
     (["pe", "--out", "no/such/directory/pe.svg"], "cannot write 'no/such/directory/pe.svg'"),
@@ -472,6 +520,25 @@ def test_help_explains_each_kind() -> None:
               if re.match(r"    \w", line)]  # "    pe        the sinusoidal table ..."
     assert listed[:4] == ["pe", "curves", "dot", "attention"]
     assert "--dims J [J ...]" in cli("curves", "--help").stdout
+
+
+def options_of(kind: str) -> dict[str, str]:
+    """{option: its metavar} from `python -m minipe.plot KIND --help`."""
+    found = re.findall(r"^  (--[\w-]+)(?: (\S+))?", cli(kind, "--help").stdout, re.MULTILINE)
+    return {option: metavar for option, metavar in found}
+
+
+def test_one_option_name_per_idea_across_the_kinds() -> None:
+    options = {kind: options_of(kind) for kind in ("pe", "curves", "dot", "attention")}
+    assert set(options["pe"]) == {"--positions", "--d-model", "--base", "--out", "--width"}
+    # an option shared by several kinds takes the same kind of value in each
+    for option in set().union(*options.values()):
+        metavars = {kind_options[option] for kind_options in options.values()
+                    if option in kind_options}
+        assert len(metavars) == 1, (option, metavars)
+    # --positions is a number of positions wherever it is shown; the encoding has its own name
+    assert options["curves"]["--positions"] == "N" and "--positions" not in options["attention"]
+    assert options["attention"]["--d-model"] == "D" and "--position-kind" in options["attention"]
 
 
 # --- the README's figure ---------------------------------------------------------------------

@@ -6,11 +6,13 @@ An SVG file is a list of shapes on a canvas of `viewBox` units:
       <rect x="..." y="..." width="..." height="..." fill="#rrggbb"/>   a heatmap cell
       <polyline points="x0,y0 x1,y1 ..." .../>                          a line of a chart
       <text x="..." y="...">pos</text>                                  a label
+      <circle cx="..." cy="..." r="2.5" .../>                          a dot on a line
     </svg>
 
 y grows downwards. Every coordinate is written with 2 decimals, so the same
 numbers give byte-identical files. Text is escaped (<, & and " become &lt;,
-&amp; and &quot;), so a token like <|endoftext|> is a label, not a tag.
+&amp; and &quot;), so a token like <|endoftext|> is a label, not a tag. A
+subtitle may hold several lines, split at "\n".
 
 A heatmap has at most `max_cells` cells per axis; of a bigger table, every
 k-th row and column is kept (table.py: nothing is averaged), and the
@@ -28,6 +30,7 @@ from minipe.checks import checked_size
 from minipe.plot.colors import Palette, color, color_scale, fraction, is_dark
 from minipe.plot.table import (
     Table,
+    checked_marks,
     checked_series,
     checked_table,
     downsample,
@@ -95,7 +98,7 @@ def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str
     cells, row_indices, col_indices, note = downsample(rows, max_cells, max_cells,
                                                        column_pairs=column_pairs)
     scale, low, high = color_scale(rows, palette, color_range)
-    subtitles = [line for line in (subtitle, note) if line]
+    subtitles = [*subtitle.splitlines(), *([note] if note else [])]
     longest_label = max((len(label) for label in row_labels or ["0000"]), default=4)
     left = 36 + CHAR * longest_label
     top = 44 + 16 * len(subtitles)
@@ -194,10 +197,13 @@ def _colour_bar(x: float, top: float, height: float, scale: Palette, low: float,
 
 
 def line_chart_svg(x: Sequence[float], series: Mapping[str, Sequence[float]], *, title: str,
-                   x_name: str = "x", y_name: str = "y", subtitle: str = "") -> str:
+                   x_name: str = "x", y_name: str = "y", subtitle: str = "",
+                   marks_at: Sequence[float] = ()) -> str:
     """Several lines over one x axis, with axes, round-number ticks and a legend below.
 
     `series` maps each line's name (its legend entry) to one y value per x.
+    Every line gets a dot at each x of `marks_at` (each must be one of x):
+    e.g. a wave drawn through many points, with its integer positions marked.
 
     >>> svg = line_chart_svg([0, 1, 2], {"k": [0.0, 1.0, 0.0]}, title="a tent")
     >>> svg.count("<polyline"), 'points="' in svg
@@ -205,13 +211,14 @@ def line_chart_svg(x: Sequence[float], series: Mapping[str, Sequence[float]], *,
     """
     xs, ys_by_name = checked_series(x, series)
     checked_words(title=title, x_name=x_name, y_name=y_name, subtitle=subtitle)
+    marked = checked_marks(xs, marks_at)  # indices into xs
     x_ticks = nice_ticks(xs[0], xs[-1])
     y_step = nice_step(max(map(max, ys_by_name.values())) - min(map(min, ys_by_name.values())))
     y_low = y_step * math.floor(min(map(min, ys_by_name.values())) / y_step)
     y_high = y_step * math.ceil(max(map(max, ys_by_name.values())) / y_step)
     if y_high == y_low:  # one flat line: give it room above and below
         y_low, y_high = y_low - y_step, y_high + y_step
-    subtitles = [subtitle] if subtitle else []
+    subtitles = subtitle.splitlines()
     left, top = 72.0, 44.0 + 16 * len(subtitles)
     plot_width, plot_height = WIDTH - left - 24, 380.0
     foot = top + plot_height
@@ -245,6 +252,7 @@ def line_chart_svg(x: Sequence[float], series: Mapping[str, Sequence[float]], *,
 
     lines.append('<g id="series" fill="none" stroke-width="2">')
     legend = ['<g id="legend">']
+    dots = ['<g id="marks">']
     for number, (name, ys) in enumerate(ys_by_name.items()):
         stroke = f'stroke={quoteattr(LINE_COLORS[number])}'
         dash = DASHES[number % len(DASHES)]
@@ -252,9 +260,11 @@ def line_chart_svg(x: Sequence[float], series: Mapping[str, Sequence[float]], *,
             stroke += f' stroke-dasharray="{dash}"'
         points = " ".join(f"{to_x(a):.2f},{to_y(b):.2f}" for a, b in zip(xs, ys))
         lines.append(f'<polyline {stroke} points="{points}"/>')
+        dots += [f'<circle cx="{to_x(xs[k]):.2f}" cy="{to_y(ys[k]):.2f}" r="2.5" '
+                 f'fill={quoteattr(LINE_COLORS[number])}/>' for k in marked]
         y = foot + 58 + 18 * number
         legend.append(f'<line x1="{left:.2f}" y1="{y - 4:.2f}" x2="{left + 30:.2f}" '
                       f'y2="{y - 4:.2f}" stroke-width="2" {stroke}/>')
         legend.append(text(left + 38, y, name))
-    lines += ["</g>", *legend, "</g>", "</svg>"]
+    lines += ["</g>", *dots, "</g>", *legend, "</g>", "</svg>"]
     return "\n".join(lines) + "\n"

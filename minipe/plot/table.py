@@ -137,6 +137,23 @@ def checked_series(x: object, series: object) -> tuple[tuple[float, ...],
     return xs, checked
 
 
+def checked_marks(xs: tuple[float, ...], marks_at: object) -> list[int]:
+    """Where in xs each x of marks_at is: a dot is drawn on a point of its line.
+
+    >>> checked_marks((0.0, 0.5, 1.0, 1.5, 2.0), [0, 1, 2])
+    [0, 2, 4]
+    """
+    if isinstance(marks_at, (list, tuple)) and not marks_at:
+        return []
+    wanted = checked_values(marks_at, "marks_at")
+    index_of = {x: index for index, x in enumerate(xs)}
+    for x in wanted:
+        if x not in index_of:
+            raise ValueError(f"marks_at holds {x:g}, which is not one of the x values: "
+                             f"a mark sits on a point of its line")
+    return [index_of[x] for x in wanted]
+
+
 def nice_ticks(lowest: float, highest: float, count: int = 8) -> list[float]:
     """Round numbers from lowest to highest, at most `count` steps: steps of 1, 2 or 5 x 10^n.
 
