@@ -31,12 +31,14 @@ ALLOWED_IMPORTS = {
     "__main__": {"pipeline"},
     # chapter 8, the pictures: a package of small modules (minipe/plot/)
     "plot.table": {"broadcast", "checks", "linalg"},
-    "plot.terminal": {"broadcast", "checks", "plot.table"},
-    "plot.svg": {"checks", "plot.table"},
+    "plot.colors": set(),
+    "plot.files": set(),
+    "plot.terminal": {"broadcast", "checks", "plot.table", "plot.colors"},
+    "plot.svg": {"checks", "plot.table", "plot.colors"},
     "plot.figures": {"checks", "linalg", "positional", "pipeline", "plot.table", "plot.svg",
-                     "plot.terminal"},
-    "plot": {"plot.figures", "plot.svg", "plot.terminal"},
-    "plot.__main__": {"pipeline", "plot.figures", "plot.svg", "plot.terminal"},
+                     "plot.terminal", "plot.colors"},
+    "plot": {"plot.figures", "plot.svg", "plot.terminal", "plot.files"},
+    "plot.__main__": {"pipeline", "plot.figures", "plot.files", "plot.terminal"},
 }
 
 

@@ -19,12 +19,14 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
-from minipe import Matrix, Trace, sinusoidal_denominators, sinusoidal_encoding
 from minipe.checks import checked_size
+from minipe.linalg import Matrix
+from minipe.pipeline import Trace
 from minipe.plot.colors import color_scale
 from minipe.plot.svg import checked_words, heatmap_svg, line_chart_svg
 from minipe.plot.table import MAX_SERIES, checked_marks, checked_series, checked_table
 from minipe.plot.terminal import heatmap_text, line_chart_text
+from minipe.positional import sinusoidal_denominators, sinusoidal_encoding
 
 POINTS_PER_POSITION = 8  # curves: points of each line between two whole positions
 PE_FORMULA = "PE(pos, 2i) = sin(pos / base^(2i/d_model)), PE(pos, 2i+1) = cos(same angle)"

@@ -14,8 +14,9 @@ from __future__ import annotations
 import math
 from typing import Mapping, Sequence, Union
 
-from minipe import Matrix, ShapeError
+from minipe.broadcast import ShapeError
 from minipe.checks import checked_values
+from minipe.linalg import Matrix
 
 Rows = tuple[tuple[float, ...], ...]
 Table = Union[Matrix, Sequence[Sequence[float]]]  # a Matrix, or a list of rows to make one
