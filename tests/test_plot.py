@@ -498,6 +498,15 @@ def test_without_out_the_picture_is_printed_plainly_when_piped() -> None:
     assert "legend:" in cli("pe").stdout and "* PE(pos, 0)" in cli("curves").stdout
 
 
+def test_a_reader_that_stops_early_ends_the_picture_quietly() -> None:
+    command = f"{shlex.quote(sys.executable)} -m minipe.plot pe --positions 1024 " \
+        "--d-model 768 | head -n 1"
+    done = subprocess.run(["sh", "-c", command], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "NO_COLOR": ""})
+    assert done.stdout == "Sinusoidal position encodings: 1024 positions x 768 dimensions\n"
+    assert done.stderr == ""  # no "Broken pipe" error, no traceback
+
+
 @pytest.mark.parametrize("args, words", [
     (["pe", "--positions", "0"], "num_positions must be >= 1, got 0"),
     (["curves", "--dims", "40"], "dimension 40 is out of range"),

@@ -15,6 +15,7 @@ command --positions is always a number.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from minipe.pipeline import DEFAULT_TEXT, POSITION_KINDS, run
@@ -118,14 +119,18 @@ def main(argv: list[str] | None = None) -> int:
         figure = figure_for(args)
         if args.out is None:
             if isinstance(figure, Heatmap):
-                print(figure.text(width=args.width, color=use_color(sys.stdout)))
+                said = figure.text(width=args.width, color=use_color(sys.stdout))
             else:
-                print(figure.text(width=args.width))
-            return 0
-        path = write_svg(args.out, figure.svg())
+                said = figure.text(width=args.width)
+        else:
+            said = f"wrote {write_svg(args.out, figure.svg())}"
     except (TypeError, ValueError, OSError) as error:
         args.kind_parser.error(str(error))  # exits with status 2 and the message
-    print(f"wrote {path}")
+    try:
+        print(said)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader stopped early, as `| head` does: end quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
