@@ -257,6 +257,8 @@ def test_curves_are_continuous_waves_with_the_table_marked_on_them() -> None:
     name, values = chart.series[3]
     assert name == "PE(pos, 16) = sin(pos / 100), wavelength 628"  # 2 pi 100 = 628.3
     assert values[8 * 5 + 4] == pytest.approx(math.sin(5.5 / 100), abs=1e-12)  # between 5 and 6
+    # at the whole positions the line passes through the table's own numbers, exactly
+    assert [values[8 * pos] for pos in range(64)] == sinusoidal_encoding(64, 32).T[16].tolist()
     assert texts(group(root, "legend")) == [name for name, _ in chart.series]
     # one dot per line at each whole position, where the table's number is
     to_x, to_y = axis_maps(root)

@@ -78,7 +78,7 @@ class Heatmap:
         return heatmap_text(self.table, width=width, color=color, title=self.title,
                             row_labels=self.row_labels, x_name=self.x_name, y_name=self.y_name,
                             column_pairs=self.column_pairs, palette=self.palette,
-                           color_range=self.color_range)
+                            color_range=self.color_range)
 
 
 @dataclass(frozen=True, repr=False)
