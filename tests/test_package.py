@@ -35,12 +35,14 @@ ALLOWED_IMPORTS = {
     "__main__": {"pipeline"},
     # chapter 8, the pictures: a package of small modules (minipe/plot/)
     "plot.table": {"broadcast", "checks", "arrays"},
-    "plot.terminal": {"broadcast", "checks", "plot.table"},
-    "plot.svg": {"checks", "plot.table"},
+    "plot.colors": set(),
+    "plot.files": set(),
+    "plot.terminal": {"broadcast", "checks", "plot.table", "plot.colors"},
+    "plot.svg": {"checks", "plot.table", "plot.colors"},
     "plot.figures": {"checks", "arrays", "positional", "pipeline", "plot.table", "plot.svg",
-                     "plot.terminal"},
-    "plot": {"plot.figures", "plot.svg", "plot.terminal"},
-    "plot.__main__": {"pipeline", "plot.figures", "plot.svg", "plot.terminal"},
+                     "plot.terminal", "plot.colors"},
+    "plot": {"plot.figures", "plot.svg", "plot.terminal", "plot.files"},
+    "plot.__main__": {"pipeline", "plot.figures", "plot.files", "plot.terminal"},
 }
 
 
@@ -63,7 +65,7 @@ def _imports(path: Path) -> set[str]:
 
 
 def _module_name(path: Path) -> str:
-    """minipe/linalg.py -> 'linalg'; minipe/plot/svg.py -> 'plot.svg'; a package's
+    """minipe/arrays.py -> 'arrays'; minipe/plot/svg.py -> 'plot.svg'; a package's
     __init__.py -> the package: minipe/plot/__init__.py -> 'plot'."""
     parts = path.relative_to(PACKAGE).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -136,9 +138,9 @@ def test_typed_package_marker_ships() -> None:
 
 def test_the_import_check_sees_every_form(tmp_path: Path) -> None:
     module = tmp_path / "example.py"
-    module.write_text("from minipe import attention\nfrom .linalg import Matrix\n"
+    module.write_text("from minipe import attention\nfrom .arrays import Matrix\n"
                       "from . import tokenizer\nimport minipe.embedding\nimport math\n")
-    assert _imports(module) == {"minipe.attention", "minipe.linalg", "minipe.tokenizer",
+    assert _imports(module) == {"minipe.attention", "minipe.arrays", "minipe.tokenizer",
                                 "minipe.embedding", "math"}
 
 

@@ -78,41 +78,111 @@ def test_pe_table_svg_has_one_cell_per_number_and_its_axis_names() -> None:
 
 
 def test_cells_are_laid_out_row_by_row() -> None:
-    root = parse(heatmap_svg([[1, 2, 3], [4, 5, 6]], title="t"))
+    root = parse(heatmap_svg([[0, 2, 3], [4, 5, 6]], title="t"))
     cells = group(root, "cells").findall(f"{SVG}rect")
     xs = [float(cell.get("x", "")) for cell in cells]
     ys = [float(cell.get("y", "")) for cell in cells]
     assert xs[0] < xs[1] < xs[2] and xs[0] == xs[3]  # three columns, left to right
     assert ys[0] == ys[1] == ys[2] < ys[3]  # two rows, the first on top
-    # lowest (1) blue, highest (6) red: the ends of the colour bar
-    assert (cells[0].get("fill"), cells[5].get("fill")) == ("#3b4cc0", "#b40426")
+    # no negative number: a sequential scale from 0 (white) to the highest, 6 (dark blue)
+    assert (cells[0].get("fill"), cells[5].get("fill")) == ("#ffffff", "#08306b")
 
 
-def test_gpt2_sized_table_is_averaged_down_and_says_so() -> None:
-    table = sinusoidal_encoding(1024, 768)
-    root = parse(heatmap_svg(table, title="GPT-2's table"))
-    # at most 128 cells per axis: 1024 / 128 = 8 rows and 768 / 128 = 6 columns per block
+def test_gpt2_sized_table_is_sampled_and_says_so() -> None:
+    root = parse(pe_table(1024, 768).svg())
+    # at most 128 cells per axis: 1024 / 128 = 8, so 1 row in 8; 768 columns are 384 (sin, cos)
+    # pairs, of which 128 / 2 = 64 fit: 384 / 64 = 6, so 1 pair in 6
     assert len(group(root, "cells").findall(f"{SVG}rect")) == 128 * 128
-    assert "downsampled from 1024 x 768 to 128 x 128 by averaging blocks of 8 x 6 cells" \
-        in texts(root)
+    assert "downsampled from 1024 x 768 to 128 x 128 by keeping 1 row in 8 and 1 column pair " \
+        "(2i, 2i+1) in 6; no cell is averaged" in texts(root)
 
 
-def test_downsampling_averages_blocks() -> None:
+def test_every_sampled_cell_is_a_value_of_the_table() -> None:
+    rows = tuple(map(tuple, sinusoidal_encoding(1024, 768).tolist()))
+    smaller, kept_rows, kept_cols, _ = downsample(rows, 128, 128, column_pairs=True)
+    assert kept_rows == list(range(0, 1024, 8))
+    assert kept_cols[:6] == [0, 1, 12, 13, 24, 25] and len(kept_cols) == 128
+    for r, pos in enumerate(kept_rows):
+        for c, j in enumerate(kept_cols):
+            # PE(pos, 2i) = sin(pos / 10000**(2i/768)), PE(pos, 2i+1) = cos(the same angle)
+            angle = pos / 10000 ** (2 * (j // 2) / 768)
+            expected = math.sin(angle) if j % 2 == 0 else math.cos(angle)
+            assert math.isclose(smaller[r][c], expected, abs_tol=1e-12), (pos, j)
+    # averaging columns 0 and 1 of row 0 would have drawn (sin 0 + cos 0) / 2 = 0.5, a value
+    # that row 0 = [0, 1, 0, 1, ...] never holds; the sampled row 0 holds only 0s and 1s
+    assert set(smaller[0]) == {0.0, 1.0}
+
+
+def test_sampling_keeps_every_kth_row_and_column() -> None:
     rows = tuple(tuple(float(10 * r + c) for c in range(6)) for r in range(4))
-    smaller, row_starts, col_starts, note = downsample(rows, 2, 3)
-    # block (0, 0) holds rows 0-1, columns 0-1: (0 + 1 + 10 + 11) / 4 = 5.5
-    assert smaller == ((5.5, 7.5, 9.5), (25.5, 27.5, 29.5))
-    assert (row_starts, col_starts) == ([0, 2], [0, 2, 4])
-    assert note == "downsampled from 4 x 6 to 2 x 3 by averaging blocks of 2 x 2 cells"
+    smaller, kept_rows, kept_cols, note = downsample(rows, 2, 3)
+    # 4 rows into 2: rows 0 and 2; 6 columns into 3: columns 0, 2 and 4; cell = 10 r + c
+    assert smaller == ((0.0, 2.0, 4.0), (20.0, 22.0, 24.0))
+    assert (kept_rows, kept_cols) == ([0, 2], [0, 2, 4])
+    assert note == "downsampled from 4 x 6 to 2 x 3 by keeping 1 row in 2 and 1 column in 2; " \
+        "no cell is averaged"
+    # in pairs: 3 pairs (0, 1), (2, 3), (4, 5), of which 4 columns hold 2: pairs 0 and 2
+    paired, _, kept_cols, _ = downsample(rows, 2, 4, column_pairs=True)
+    assert kept_cols == [0, 1, 4, 5] and paired[1] == (20.0, 21.0, 24.0, 25.0)
     assert downsample(rows, 10, 10) == (rows, [0, 1, 2, 3], [0, 1, 2, 3, 4, 5], "")
 
 
-def test_uneven_blocks_are_averaged_too() -> None:
+def test_a_stride_that_does_not_divide_keeps_fewer_cells() -> None:
     rows = ((1.0, 2.0, 3.0, 4.0, 5.0),)
-    smaller, _, col_starts, note = downsample(rows, 1, 2)
-    # blocks of columns 0-1 and 2-4: (1 + 2) / 2 and (3 + 4 + 5) / 3
-    assert smaller == ((1.5, 4.0),) and col_starts == [0, 2]
-    assert "blocks of about 1 x 2.5 cells" in note
+    smaller, _, kept_cols, note = downsample(rows, 1, 2)
+    # 5 columns into at most 2: every 2nd would keep 3, so every 3rd: columns 0 and 3
+    assert smaller == ((1.0, 4.0),) and kept_cols == [0, 3]
+    assert "by keeping every row and 1 column in 3" in note
+
+
+def rgb(fill: str | None) -> tuple[int, int, int]:
+    assert fill is not None and re.fullmatch(r"#[0-9a-f]{6}", fill), fill
+    return int(fill[1:3], 16), int(fill[3:5], 16), int(fill[5:7], 16)
+
+
+def test_attention_weights_sit_on_a_scale_from_0_to_1() -> None:
+    trace = run("The cat sat on the mat", d_model=8, causal=True)
+    root = parse(attention_weights(trace).svg())
+    assert texts(group(root, "colorbar")) == ["1.00", "0.50", "0.00"]  # top, middle, bottom
+    cells = group(root, "cells").findall(f"{SVG}rect")
+    weights = [w for row in trace.attention.weights.tolist() for w in row]
+    for i in range(6):
+        for j in range(i + 1, 6):  # above the diagonal the causal mask gives weight 0: white
+            assert cells[6 * i + j].get("fill") == "#ffffff"
+    assert cells[0].get("fill") == "#08306b"  # token 0 sees only itself: weight 1, darkest
+    # sequential: a larger weight is never lighter (a smaller sum of red, green and blue)
+    by_weight = sorted((w, sum(rgb(cell.get("fill")))) for w, cell in zip(weights, cells))
+    lightness = [light for _, light in by_weight]
+    assert lightness == sorted(lightness, reverse=True) and len(set(lightness)) > 5
+
+
+def test_figures_that_are_compared_share_one_scale() -> None:
+    # 0.5 is the top of its own scale in the second table, the middle in the first: two
+    # colours for one number. With one color_range, one colour.
+    first, second = [[0.5, 1.0]], [[0.5, 0.25]]
+    apart = [group(parse(heatmap_svg(t, title="t")), "cells")[0].get("fill")
+             for t in (first, second)]
+    assert apart[0] != apart[1]
+    shared = [group(parse(heatmap_svg(t, title="t", color_range=(0.0, 1.0))), "cells")[0]
+              .get("fill") for t in (first, second)]
+    assert shared[0] == shared[1]
+    # attention figures take the range too, e.g. (0, the largest weight of the set)
+    figure = attention_weights(run("The cat sat"), color_range=(0.0, 0.75))
+    assert texts(group(parse(figure.svg()), "colorbar")) == ["0.75", "0.38", "0.00"]
+
+
+def test_signed_values_are_grey_at_0() -> None:
+    # a diverging scale from -m to m, m = max |x| = 2: 0 is in its middle (grey), -2 at the
+    # bottom (blue), however far the highest value (1) falls short of 2
+    cells = group(parse(heatmap_svg([[-2.0, 0.0, 1.0]], title="t")), "cells")
+    assert [cell.get("fill") for cell in cells][:2] == ["#3b4cc0", "#f2f2f2"]
+
+
+def test_terminal_colours_follow_the_scale() -> None:
+    # 256-colour cube code 16 + 36 r + 6 g + b: white (5, 5, 5) = 231, dark blue (0, 0, 1) = 17
+    coloured = heatmap_text([[0.0, 1.0]], color=True)
+    assert "\x1b[48;5;231m" in coloured and "\x1b[48;5;17m" in coloured
+    assert "white = 0, dark blue = 1" in coloured
 
 
 def test_attention_svg_names_every_token() -> None:
@@ -161,16 +231,61 @@ def test_the_same_input_gives_the_same_bytes() -> None:
 
 # --- SVG line charts ---------------------------------------------------------------
 
-def test_curves_are_columns_of_the_table_one_line_each() -> None:
+def axis_maps(root: ET.Element) -> tuple[Any, Any]:
+    """data x -> canvas x and data y -> canvas y, read off the chart's tick labels."""
+    x_at, y_at = {}, {}
+    for label in group(root, "axes").iter(f"{SVG}text"):
+        if not re.fullmatch(r"-?[0-9.]+", label.text or ""):
+            continue  # an axis name
+        if label.get("text-anchor") == "end":  # left of the plot: a y tick, 4 px above its line
+            y_at[float(label.text or "")] = float(label.get("y", "")) - 4
+        else:
+            x_at[float(label.text or "")] = float(label.get("x", ""))
+    (x_a, px_a), (x_b, px_b) = min(x_at.items()), max(x_at.items())
+    (y_a, py_a), (y_b, py_b) = min(y_at.items()), max(y_at.items())
+    return (lambda x: px_a + (x - x_a) / (x_b - x_a) * (px_b - px_a),
+            lambda y: py_a + (y - y_a) / (y_b - y_a) * (py_b - py_a))
+
+
+def test_curves_are_continuous_waves_with_the_table_marked_on_them() -> None:
     chart = curves((0, 1, 8, 16), 64, 32)
     root = parse(chart.svg())
     lines = group(root, "series").findall(f"{SVG}polyline")
-    assert len(lines) == 4 and all(len(polyline_points(line)) == 64 for line in lines)
+    # 8 points per position: 8 * 63 + 1 = 505 points a line, for 64 positions
+    assert len(lines) == 4 and all(len(polyline_points(line)) == 505 for line in lines)
     # column 16 = 2i with i = 8: sin(pos / 10000**(16/32)) = sin(pos / 100), by hand
     name, values = chart.series[3]
     assert name == "PE(pos, 16) = sin(pos / 100), wavelength 628"  # 2 pi 100 = 628.3
-    assert all(math.isclose(v, math.sin(pos / 100), abs_tol=1e-12) for pos, v in enumerate(values))
+    assert values[8 * 5 + 4] == pytest.approx(math.sin(5.5 / 100), abs=1e-12)  # between 5 and 6
+    # at the whole positions the line passes through the table's own numbers, exactly
+    assert [values[8 * pos] for pos in range(64)] == sinusoidal_encoding(64, 32).T[16].tolist()
     assert texts(group(root, "legend")) == [name for name, _ in chart.series]
+    # one dot per line at each whole position, where the table's number is
+    to_x, to_y = axis_maps(root)
+    dots = group(root, "marks").findall(f"{SVG}circle")
+    assert len(dots) == 4 * 64
+    for number, denominator, wave in ((0, 1, math.sin), (1, 1, math.cos), (2, 10, math.sin),
+                                      (3, 100, math.sin)):  # 10000**(2i/32) for i = 0, 0, 4, 8
+        for pos in range(64):
+            dot = dots[64 * number + pos]
+            assert float(dot.get("cx", "")) == pytest.approx(to_x(pos), abs=0.011)
+            assert float(dot.get("cy", "")) == pytest.approx(to_y(wave(pos / denominator)),
+                                                             abs=0.011)
+
+
+def test_curves_default_dims_follow_d_model() -> None:
+    # 0, 1, d_model/4 and d_model/2, rounded down to even: for 16, columns 0, 1, 4 and 8
+    chart = curves(d_model=16)
+    assert [name.split(" =")[0] for name, _ in chart.series] == \
+        ["PE(pos, 0)", "PE(pos, 1)", "PE(pos, 4)", "PE(pos, 8)"]
+    assert [name.split(" =")[0] for name, _ in curves(d_model=4).series] == \
+        ["PE(pos, 0)", "PE(pos, 1)", "PE(pos, 2)"]
+
+
+def test_many_positions_draw_the_rows_only() -> None:
+    chart = curves((0,), 1000, 8)  # 1024 // 1000 = 1 point per position: nothing between
+    assert len(chart.x) == 1000 and chart.marks_at == ()
+    assert len(curves((0,), 256, 8).x) == 4 * 255 + 1  # 1024 // 256 = 4 points per position
 
 
 def test_points_go_up_when_values_go_up() -> None:
@@ -200,7 +315,7 @@ def test_shades_step_through_the_range() -> None:
     # t = 0, .25, .5, .75, 1 fall in fifths 0, 1, 2, 3, 4; 5 columns fit 4 characters each
     lines = heatmap_text([[0.0, 0.25, 0.5, 0.75, 1.0]]).splitlines()
     assert lines[0] == "0 " + "    ░░░░▒▒▒▒▓▓▓▓████"
-    assert lines[1].startswith("legend: ' ' = 0 (lowest)")
+    assert lines[1] == "legend: ' ' = 0  ░ ▒ ▓  █ = 1; 5 equal steps"
 
 
 @pytest.mark.parametrize("width", [24, 40, 80, 132])
@@ -263,9 +378,15 @@ def test_text_line_chart_fits_and_names_its_lines() -> None:
      "1 to 10 series"),
     (lambda: curves((0, 32), 8, 32), ValueError, "dimension 32 is out of range: d_model = 32"),
     (lambda: curves((3, 3)), ValueError, "twice"),
+    (lambda: line_chart_svg([0, 0.5, 1], {"a": [0, 1, 0]}, title="t", marks_at=[0.25]),
+     ValueError, "marks_at holds 0.25, which is not one of the x values"),
     (lambda: dot_products(8, 4, at=(-1,)), ValueError, ">= 0"),
     (lambda: attention_weights("The cat"),  # type: ignore[arg-type]
      TypeError, "the Trace that minipe.run"),
+    (lambda: heatmap_svg([[0.5, 1.5]], title="t", color_range=(0.0, 1.0)), ValueError,
+     r"holds 1.5, outside color_range \(0, 1\)"),
+    (lambda: heatmap_text([[0.5]], color_range=(1.0, 0.0)), ValueError, "low < high"),
+    (lambda: heatmap_svg([[0.5]], title="t", palette="rainbow"), ValueError, "palette must be"),
 ])
 def test_bad_input_is_explained(call: Any, error: type[Exception], words: str) -> None:
     with pytest.raises(error, match=words):
@@ -317,7 +438,7 @@ def test_a_failed_write_leaves_no_half_written_file(tmp_path: Path,
             self.stream.flush()
             raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("minipe.plot.svg.os.fdopen", DiskFull)
+    monkeypatch.setattr("minipe.plot.files.os.fdopen", DiskFull)
     with pytest.raises(OSError, match="No space left on device"):
         write_svg(tmp_path / "pe.svg", pe_table(8, 4).svg())
     assert leftovers(tmp_path) == []  # neither pe.svg nor a temporary file
@@ -330,7 +451,7 @@ def test_a_failed_replace_keeps_the_old_file(tmp_path: Path,
     def refuse(source: str, target: str) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr("minipe.plot.svg.os.replace", refuse)
+    monkeypatch.setattr("minipe.plot.files.os.replace", refuse)
     with pytest.raises(OSError, match="Permission denied"):
         write_svg(tmp_path / "pe.svg", pe_table(16, 8).svg())
     assert (tmp_path / "pe.svg").read_bytes() == old
@@ -353,7 +474,9 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize("args, cells, lines", [
     (["pe", "--positions", "64", "--d-model", "32"], 64 * 32, 0),
     (["attention", "The cat sat on the mat", "--causal"], 6 * 6, 0),
+    (["attention", "The cat sat", "--position-kind", "alibi", "--d-model", "4"], 3 * 3, 0),
     (["curves", "--dims", "0", "5", "--positions", "40"], 0, 2),
+    (["curves", "--d-model", "16"], 0, 4),  # default columns 0, 1, 4, 8 of a 16-wide table
     (["dot", "--max-offset", "30", "--at", "0", "7", "100"], 0, 3),
 ])
 def test_the_command_writes_a_figure(tmp_path: Path, args: list[str], cells: int,
@@ -377,10 +500,20 @@ def test_without_out_the_picture_is_printed_plainly_when_piped() -> None:
     assert "legend:" in cli("pe").stdout and "* PE(pos, 0)" in cli("curves").stdout
 
 
+def test_a_reader_that_stops_early_ends_the_picture_quietly() -> None:
+    command = f"{shlex.quote(sys.executable)} -m minipe.plot pe --positions 1024 " \
+        "--d-model 768 | head -n 1"
+    done = subprocess.run(["sh", "-c", command], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "NO_COLOR": ""})
+    assert done.stdout == "Sinusoidal position encodings: 1024 positions x 768 dimensions\n"
+    assert done.stderr == ""  # no "Broken pipe" error, no traceback
+
+
 @pytest.mark.parametrize("args, words", [
     (["pe", "--positions", "0"], "num_positions must be >= 1, got 0"),
     (["curves", "--dims", "40"], "dimension 40 is out of range"),
-    (["attention", "--positions", "absolute"], "invalid choice: 'absolute'"),
+    (["attention", "--position-kind", "absolute"], "invalid choice: 'absolute'"),
+    (["attention", "--positions", "rope"], "choose the encoding with --position-kind rope"),
     (["histogram"], "invalid choice: 'histogram'"),
     ([], "the following arguments are required: KIND"),
     (["pe", "--out", "no/such/directory/pe.svg"], "cannot write 'no/such/directory/pe.svg'"),
@@ -398,6 +531,25 @@ def test_help_explains_each_kind() -> None:
               if re.match(r"    \w", line)]  # "    pe        the sinusoidal table ..."
     assert listed[:4] == ["pe", "curves", "dot", "attention"]
     assert "--dims J [J ...]" in cli("curves", "--help").stdout
+
+
+def options_of(kind: str) -> dict[str, str]:
+    """{option: its metavar} from `python -m minipe.plot KIND --help`."""
+    found = re.findall(r"^  (--[\w-]+)(?: (\S+))?", cli(kind, "--help").stdout, re.MULTILINE)
+    return {option: metavar for option, metavar in found}
+
+
+def test_one_option_name_per_idea_across_the_kinds() -> None:
+    options = {kind: options_of(kind) for kind in ("pe", "curves", "dot", "attention")}
+    assert set(options["pe"]) == {"--positions", "--d-model", "--base", "--out", "--width"}
+    # an option shared by several kinds takes the same kind of value in each
+    for option in set().union(*options.values()):
+        metavars = {kind_options[option] for kind_options in options.values()
+                    if option in kind_options}
+        assert len(metavars) == 1, (option, metavars)
+    # --positions is a number of positions wherever it is shown; the encoding has its own name
+    assert options["curves"]["--positions"] == "N" and "--positions" not in options["attention"]
+    assert options["attention"]["--d-model"] == "D" and "--position-kind" in options["attention"]
 
 
 # --- the README's figure ---------------------------------------------------------------------

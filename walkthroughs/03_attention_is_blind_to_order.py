@@ -54,7 +54,8 @@ if __name__ == "__main__":
     lesson.save_figure("weights_without_positions.svg", Heatmap(
         head(x_first).weights, title=f"Attention weights for {first!r}, no positions",
         x_name="key: token j", y_name="query: token i",
-        row_labels=tuple(first_tokens), col_labels=tuple(first_tokens)))
+        row_labels=tuple(first_tokens), col_labels=tuple(first_tokens),
+        palette="sequential", color_range=(0.0, 1.0)))  # both figures: one scale from 0
     print("Attention mixed the same five vectors with the same weights: nothing in")
     print("them says where each token stands, so 'man' cannot know who bites whom.")
 
@@ -87,6 +88,7 @@ if __name__ == "__main__":
     lesson.save_figure("weights_with_positions.svg", Heatmap(
         head(x_first + positions).weights, title=f"Attention weights for {first!r}, X + PE",
         x_name="key: token j", y_name="query: token i",
-        row_labels=tuple(first_tokens), col_labels=tuple(first_tokens)))
+        row_labels=tuple(first_tokens), col_labels=tuple(first_tokens),
+        palette="sequential", color_range=(0.0, 1.0)))  # both figures: one scale from 0
     print("Each row now carries its position, so the order changes what attention")
     print("computes. That is the whole job of a positional encoding.")

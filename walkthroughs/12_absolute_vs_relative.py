@@ -55,8 +55,11 @@ if __name__ == "__main__":
     print("Without positions both 'the's get the same weight (0.1820): attention")
     print("cannot tell them apart. With any of the three they differ, and ALiBi")
     print("pulls the weight towards the near 'the' (0.2687) and away from the far one.")
+    # the four figures share one colour scale, 0 .. the largest weight of any (alibi's 0.4180)
+    top = max(weight for trace in traces.values()
+              for row in trace.attention.weights for weight in row)
     for kind, trace in traces.items():
-        lesson.save_figure(f"weights_{kind}.svg", attention_weights(trace))
+        lesson.save_figure(f"weights_{kind}.svg", attention_weights(trace, color_range=(0.0, top)))
 
 # %% Slide the whole sentence 100 positions on
 if __name__ == "__main__":

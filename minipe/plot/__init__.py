@@ -1,8 +1,10 @@
 """Chapter 10 - pictures: see the encodings instead of reading a 1024 x 768 table.
 
-    table.py     what every picture needs: checked numbers, their range, averaging down
+    table.py     what every picture needs: checked numbers, sampling down, round ticks
+    colors.py    colour scales: sequential from 0 for amounts, diverging around 0 for signs
     terminal.py  a heatmap of shade blocks (or ANSI colours) and a text line chart
-    svg.py       SVG written by hand: a heatmap with a colour bar, a line chart; write_svg
+    svg.py       SVG written by hand: a heatmap with a colour bar, a line chart
+    files.py     write_svg: the SVG text into a file, all at once
     figures.py   the lectures' pictures: pe_table, curves, dot_products, attention_weights
     __main__.py  python -m minipe.plot pe | curves | dot | attention
 
@@ -27,7 +29,8 @@ from minipe.plot.figures import (
     dot_products,
     pe_table,
 )
-from minipe.plot.svg import heatmap_svg, line_chart_svg, write_svg
+from minipe.plot.files import write_svg
+from minipe.plot.svg import heatmap_svg, line_chart_svg
 from minipe.plot.terminal import heatmap_text, line_chart_text, use_color
 
 __all__ = [

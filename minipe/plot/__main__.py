@@ -1,14 +1,21 @@
 """python -m minipe.plot KIND: draw the encodings in the terminal, or as an SVG with --out.
 
     python -m minipe.plot pe --positions 64 --d-model 32 --out pe.svg
-    python -m minipe.plot curves --dims 0 1 8 16
-    python -m minipe.plot dot --max-offset 64 --at 0 10 --out dot.svg
-    python -m minipe.plot attention "The cat sat on the mat" --causal --out att.svg
+    python -m minipe.plot curves --positions 64 --d-model 16 --dims 0 1 4 8
+    python -m minipe.plot dot --max-offset 64 --at 0 10 --d-model 32 --out dot.svg
+    python -m minipe.plot attention "The cat sat on the mat" --position-kind rope --causal
+
+One name per idea, in every kind: --positions N is how many positions (rows),
+--d-model D how many numbers each vector holds, --base the sinusoids' base, --out the SVG
+file, --width the printed width. The kind of position encoding, which
+`python -m minipe` calls --positions, is --position-kind here: in this
+command --positions is always a number.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from minipe.pipeline import DEFAULT_TEXT, POSITION_KINDS, run
@@ -20,7 +27,7 @@ from minipe.plot.figures import (
     dot_products,
     pe_table,
 )
-from minipe.plot.svg import write_svg
+from minipe.plot.files import write_svg
 from minipe.plot.terminal import use_color
 
 KINDS = {
@@ -43,40 +50,39 @@ def build_parser() -> argparse.ArgumentParser:
         "shade blocks ( ░▒▓█, low to high), or in colour when the output is a terminal and "
         "NO_COLOR is not set; the curves and dot charts as text line charts, one marker per "
         "line. With --out FILE.svg, an SVG file (800 px wide) is written instead.",
-        epilog="Run `python -m minipe.plot KIND --help` for the options of each kind.")
+        epilog="Run `python -m minipe.plot KIND --help` for the options of each kind. An "
+        "option means the same in every kind: --positions N is always a number of positions "
+        "(the encoding of `attention` is --position-kind).")
     kinds = parser.add_subparsers(dest="kind", required=True, metavar="KIND",
                                   title="kinds (one of)")
     pe = kinds.add_parser("pe", help=KINDS["pe"], description=_sentence("pe"))
-    pe.add_argument("--positions", type=int, default=64, metavar="N",
-                    help="number of positions, the rows (default: 64)")
-    pe.add_argument("--d-model", type=int, default=32, metavar="D",
-                    help="number of dimensions, the columns (default: 32)")
     wave = kinds.add_parser("curves", help=KINDS["curves"], description=_sentence("curves"))
-    wave.add_argument("--dims", type=int, nargs="+", default=[0, 1, 8, 16], metavar="J",
-                      help="the columns to draw, 0 .. d_model-1; even j is a sine, odd j a "
-                      "cosine (default: 0 1 8 16, which divide pos by 1, 1, 10 and 100)")
-    wave.add_argument("--positions", type=int, default=64, metavar="N",
-                      help="draw pos = 0 .. N-1 (default: 64)")
-    wave.add_argument("--d-model", type=int, default=32, metavar="D",
-                      help="width of the table (default: 32)")
     dot = kinds.add_parser("dot", help=KINDS["dot"], description=_sentence("dot"))
+    attention = kinds.add_parser("attention", help=KINDS["attention"],
+                                 description=_sentence("attention"))
+    for sub, rows in ((pe, "the rows of the table"), (wave, "pos = 0 .. N-1")):
+        sub.add_argument("--positions", type=int, default=64, metavar="N", dest="num_positions",
+                         help=f"how many positions: {rows} (default: 64)")
+    wave.add_argument("--dims", type=int, nargs="+", metavar="J",
+                      help="the columns to draw, 0 .. D-1; even j is a sine, odd j a cosine "
+                      "(default: 0, 1, D/4 and D/2, rounded down to even: 0 1 8 16 for D = 32)")
     dot.add_argument("--max-offset", type=int, default=64, metavar="K",
                      help="draw k = 0 .. K (default: 64)")
     dot.add_argument("--at", type=int, nargs="+", default=[0, 10], metavar="P",
                      help="the starting positions p, one line each (default: 0 10)")
-    dot.add_argument("--d-model", type=int, default=32, metavar="D",
-                     help="width of each PE vector (default: 32)")
+    for sub, default in ((pe, 32), (wave, 32), (dot, 32), (attention, 8)):
+        sub.add_argument("--d-model", type=int, default=default, metavar="D",
+                         help=f"d_model, how many numbers each vector holds (default: "
+                         f"{default})")
     for sub in (pe, wave, dot):
         sub.add_argument("--base", type=float, default=10000.0,
                          help="the base of the formula (default: 10000, as in the paper)")
-    attention = kinds.add_parser("attention", help=KINDS["attention"],
-                                 description=_sentence("attention"))
     attention.add_argument("text", nargs="?", default=DEFAULT_TEXT,
                            help=f"the text to run (default: {DEFAULT_TEXT!r})")
-    attention.add_argument("--d-model", type=int, default=8, metavar="N",
-                           help="width of every embedding vector (default: 8)")
-    attention.add_argument("--positions", choices=POSITION_KINDS, default="sinusoidal",
-                           help="sinusoidal, learned, or none (default: sinusoidal)")
+    attention.add_argument("--position-kind", choices=POSITION_KINDS, default="sinusoidal",
+                           help="how positions enter: " + ", ".join(POSITION_KINDS) +
+                           " (default: sinusoidal); `python -m minipe` calls this --positions")
+    attention.add_argument("--positions", dest="misplaced_kind", help=argparse.SUPPRESS)
     attention.add_argument("--seed", type=int, default=0,
                            help="seed of the random tables (default: 0)")
     attention.add_argument("--causal", action="store_true",
@@ -93,12 +99,15 @@ def build_parser() -> argparse.ArgumentParser:
 def figure_for(args: argparse.Namespace) -> Heatmap | LineChart:
     """The figure the arguments ask for; TypeError or ValueError if they are out of range."""
     if args.kind == "pe":
-        return pe_table(args.positions, args.d_model, base=args.base)
+        return pe_table(args.num_positions, args.d_model, base=args.base)
     if args.kind == "curves":
-        return curves(args.dims, args.positions, args.d_model, base=args.base)
+        return curves(args.dims, args.num_positions, args.d_model, base=args.base)
     if args.kind == "dot":
         return dot_products(args.max_offset, args.d_model, args.at, base=args.base)
-    trace = run(args.text, d_model=args.d_model, positions=args.positions, seed=args.seed,
+    if args.misplaced_kind is not None:
+        raise ValueError(f"in `python -m minipe.plot`, --positions is a number of positions; "
+                         f"choose the encoding with --position-kind {args.misplaced_kind}")
+    trace = run(args.text, d_model=args.d_model, positions=args.position_kind, seed=args.seed,
                 causal=args.causal)
     return attention_weights(trace)
 
@@ -110,14 +119,18 @@ def main(argv: list[str] | None = None) -> int:
         figure = figure_for(args)
         if args.out is None:
             if isinstance(figure, Heatmap):
-                print(figure.text(width=args.width, color=use_color(sys.stdout)))
+                said = figure.text(width=args.width, color=use_color(sys.stdout))
             else:
-                print(figure.text(width=args.width))
-            return 0
-        path = write_svg(args.out, figure.svg())
+                said = figure.text(width=args.width)
+        else:
+            said = f"wrote {write_svg(args.out, figure.svg())}"
     except (TypeError, ValueError, OSError) as error:
         args.kind_parser.error(str(error))  # exits with status 2 and the message
-    print(f"wrote {path}")
+    try:
+        print(said)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader stopped early, as `| head` does: end quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

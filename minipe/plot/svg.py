@@ -6,41 +6,40 @@ An SVG file is a list of shapes on a canvas of `viewBox` units:
       <rect x="..." y="..." width="..." height="..." fill="#rrggbb"/>   a heatmap cell
       <polyline points="x0,y0 x1,y1 ..." .../>                          a line of a chart
       <text x="..." y="...">pos</text>                                  a label
+      <circle cx="..." cy="..." r="2.5" .../>                          a dot on a line
     </svg>
 
 y grows downwards. Every coordinate is written with 2 decimals, so the same
 numbers give byte-identical files. Text is escaped (<, & and " become &lt;,
-&amp; and &quot;), so a token like <|endoftext|> is a label, not a tag.
+&amp; and &quot;), so a token like <|endoftext|> is a label, not a tag. A
+subtitle may hold several lines, split at "\n".
 
-A heatmap has at most `max_cells` cells per axis; a bigger table is averaged
-down (table.py) and the subtitle says so. Colours go from blue (lowest)
-through light grey (middle) to red (highest), as on the colour bar.
+A heatmap has at most `max_cells` cells per axis; of a bigger table, every
+k-th row and column is kept (table.py: nothing is averaged), and the
+subtitle says so. The colour bar shows the scale (colors.py): white to dark
+blue for amounts from 0, blue through grey (0) to red for signed values.
 """
 
 from __future__ import annotations
 
 import math
-import os
-import tempfile
-from pathlib import Path
 from typing import Mapping, Sequence
 from xml.sax.saxutils import escape, quoteattr
 
 from minipe.checks import checked_size
+from minipe.plot.colors import Palette, color, color_scale, fraction, is_dark
 from minipe.plot.table import (
     Table,
+    checked_marks,
     checked_series,
     checked_table,
     downsample,
     nice_step,
     nice_ticks,
     number_text,
-    shade_fraction,
-    value_range,
 )
 
 WIDTH = 800
-LOW, MIDDLE, HIGH = (59, 76, 192), (242, 242, 242), (180, 4, 38)  # blue, grey, red
 LINE_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
                "#7f7f7f", "#bcbd22", "#17becf")
 DASHES = ("", "8 4", "2 3", "10 3 2 3")  # a second cue besides colour, for overlapping lines
@@ -48,13 +47,6 @@ FONT = 'font-family="sans-serif" font-size="12"'
 CHAR = 7.0  # about how wide one character of 12 px sans-serif is
 LABEL_LENGTH = 16  # longer row and column labels are cut, so the grid keeps its room
 TITLED_CELLS = 4096  # up to this many cells, each carries its value as a hover <title>
-
-
-def color(t: float) -> str:
-    """The colour at t in [0, 1]: blue -> grey at 0.5 -> red, mixed linearly in RGB."""
-    start, end, u = (LOW, MIDDLE, 2 * t) if t <= 0.5 else (MIDDLE, HIGH, 2 * t - 1)
-    red, green, blue = (round(a + (b - a) * u) for a, b in zip(start, end))
-    return f"#{red:02x}{green:02x}{blue:02x}"
 
 
 def text(x: float, y: float, content: str, attributes: str = "") -> str:
@@ -76,8 +68,15 @@ def _open(height: float, title: str, subtitles: Sequence[str]) -> list[str]:
 
 def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str = "row",
                 row_labels: Sequence[str] | None = None, col_labels: Sequence[str] | None = None,
-                subtitle: str = "", max_cells: int = 128) -> str:
+                subtitle: str = "", max_cells: int = 128, column_pairs: bool = False,
+                palette: str | None = None, color_range: tuple[float, float] | None = None
+                ) -> str:
     """The table as a grid of coloured cells, with axis labels and a colour bar.
+
+    `palette` and `color_range` pick the colour scale (see colors.py): by
+    default white to dark blue from 0 to the largest value if none is
+    negative, else blue - grey - red with grey at 0. Give figures that are
+    compared the same color_range, e.g. (0.0, 1.0) for attention weights.
 
     Rows run down (row 0 at the top), columns across. Without labels the axes
     get round-number ticks; with `row_labels` / `col_labels` (e.g. the tokens)
@@ -86,9 +85,9 @@ def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str
     >>> svg = heatmap_svg([[0.0, 1.0]], title="two cells")
     >>> svg.startswith('<svg xmlns="http://www.w3.org/2000/svg"')
     True
-    >>> first_cell = svg.splitlines()[4]   # the lowest value: blue
+    >>> first_cell = svg.splitlines()[4]   # 0 on a scale from 0: white
     >>> print(first_cell.split("<title>")[0])
-    <rect x="64.00" y="44.00" width="313.00" height="313.00" fill="#3b4cc0">
+    <rect x="64.00" y="44.00" width="313.00" height="313.00" fill="#ffffff">
     """
     rows = checked_table(table)
     checked_size(max_cells, "max_cells")
@@ -96,9 +95,10 @@ def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str
     n_rows, n_cols = len(rows), len(rows[0])
     row_labels = _checked_labels(row_labels, n_rows, "row")
     col_labels = _checked_labels(col_labels, n_cols, "column")
-    cells, row_starts, col_starts, note = downsample(rows, max_cells, max_cells)
-    lowest, highest = value_range(rows)
-    subtitles = [line for line in (subtitle, note) if line]
+    cells, row_indices, col_indices, note = downsample(rows, max_cells, max_cells,
+                                                       column_pairs=column_pairs)
+    scale, low, high = color_scale(rows, palette, color_range)
+    subtitles = [*subtitle.splitlines(), *([note] if note else [])]
     longest_label = max((len(label) for label in row_labels or ["0000"]), default=4)
     left = 36 + CHAR * longest_label
     top = 44 + 16 * len(subtitles)
@@ -116,11 +116,11 @@ def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str
         y = top + r * cell_height
         for c, value in enumerate(row):
             x = left + c * cell_width
-            fill = color(shade_fraction(value, lowest, highest))
+            fill = color(fraction(value, low, high), scale)
             shape = f'<rect x="{x:.2f}" y="{y:.2f}" width="{cell_width:.2f}" ' \
                     f'height="{cell_height:.2f}" fill="{fill}"'
             if hover:  # the browser shows the value when the pointer rests on the cell
-                shape += f"><title>[{row_starts[r]}, {col_starts[c]}] {value:.4f}</title></rect>"
+                shape += f"><title>[{row_indices[r]}, {col_indices[c]}] {value:.4f}</title></rect>"
             else:
                 shape += "/>"
             lines.append(shape)
@@ -129,8 +129,8 @@ def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str
         lines.append('<g id="values" text-anchor="middle">')
         for r, row in enumerate(cells):
             for c, value in enumerate(row):
-                t = shade_fraction(value, lowest, highest)
-                ink = ' fill="white"' if t < 0.2 or t > 0.8 else ""  # dark cells, light ink
+                dark = is_dark(fraction(value, low, high), scale)
+                ink = ' fill="white"' if dark else ""  # dark cells, light ink
                 lines.append(text(left + (c + 0.5) * cell_width,
                                   top + (r + 0.5) * cell_height + 4, f"{value:.3f}", ink))
         lines.append("</g>")
@@ -159,7 +159,7 @@ def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str
                       f'transform="rotate(-90 14 {top + plot_height / 2:.2f})"'))
     lines.append("</g>")
 
-    lines += _colour_bar(right + 24, top, min(plot_height, 300.0), lowest, highest)
+    lines += _colour_bar(right + 24, top, min(plot_height, 300.0), scale, low, high)
     lines.append("</svg>")
     return "\n".join(lines) + "\n"
 
@@ -180,26 +180,30 @@ def _checked_labels(labels: Sequence[str] | None, size: int, axis: str) -> list[
     return [str(label)[:LABEL_LENGTH] for label in labels]
 
 
-def _colour_bar(x: float, top: float, height: float, lowest: float, highest: float) -> list[str]:
-    """A vertical bar, highest value at the top, with three numbers beside it."""
-    stops = [f'<stop offset="{offset}" stop-color="{color(t)}"/>'
+def _colour_bar(x: float, top: float, height: float, scale: Palette, low: float,
+                high: float) -> list[str]:
+    """A vertical bar, the top of the scale at the top, with three numbers beside it."""
+    stops = [f'<stop offset="{offset}" stop-color="{color(t, scale)}"/>'
              for offset, t in (("0", 1.0), ("0.5", 0.5), ("1", 0.0))]
     lines = ['<g id="colorbar">', '<defs><linearGradient id="scale" x1="0" y1="0" x2="0" y2="1">',
              *stops, "</linearGradient></defs>",
              f'<rect x="{x:.2f}" y="{top:.2f}" width="16" height="{height:.2f}" '
              f'fill="url(#scale)" stroke="#999"/>']
-    step = nice_step(highest - lowest) / 10  # one more decimal than the round ticks need
-    for fraction, value in ((0.0, highest), (0.5, (lowest + highest) / 2), (1.0, lowest)):
-        lines.append(text(x + 22, top + fraction * height + 4, number_text(value, step)))
+    step = nice_step(high - low) / 10  # one more decimal than the round ticks need
+    for down, value in ((0.0, high), (0.5, (low + high) / 2), (1.0, low)):
+        lines.append(text(x + 22, top + down * height + 4, number_text(value, step)))
     lines.append("</g>")
     return lines
 
 
 def line_chart_svg(x: Sequence[float], series: Mapping[str, Sequence[float]], *, title: str,
-                   x_name: str = "x", y_name: str = "y", subtitle: str = "") -> str:
+                   x_name: str = "x", y_name: str = "y", subtitle: str = "",
+                   marks_at: Sequence[float] = ()) -> str:
     """Several lines over one x axis, with axes, round-number ticks and a legend below.
 
     `series` maps each line's name (its legend entry) to one y value per x.
+    Every line gets a dot at each x of `marks_at` (each must be one of x):
+    e.g. a wave drawn through many points, with its integer positions marked.
 
     >>> svg = line_chart_svg([0, 1, 2], {"k": [0.0, 1.0, 0.0]}, title="a tent")
     >>> svg.count("<polyline"), 'points="' in svg
@@ -207,13 +211,14 @@ def line_chart_svg(x: Sequence[float], series: Mapping[str, Sequence[float]], *,
     """
     xs, ys_by_name = checked_series(x, series)
     checked_words(title=title, x_name=x_name, y_name=y_name, subtitle=subtitle)
+    marked = checked_marks(xs, marks_at)  # indices into xs
     x_ticks = nice_ticks(xs[0], xs[-1])
     y_step = nice_step(max(map(max, ys_by_name.values())) - min(map(min, ys_by_name.values())))
     y_low = y_step * math.floor(min(map(min, ys_by_name.values())) / y_step)
     y_high = y_step * math.ceil(max(map(max, ys_by_name.values())) / y_step)
     if y_high == y_low:  # one flat line: give it room above and below
         y_low, y_high = y_low - y_step, y_high + y_step
-    subtitles = [subtitle] if subtitle else []
+    subtitles = subtitle.splitlines()
     left, top = 72.0, 44.0 + 16 * len(subtitles)
     plot_width, plot_height = WIDTH - left - 24, 380.0
     foot = top + plot_height
@@ -247,6 +252,7 @@ def line_chart_svg(x: Sequence[float], series: Mapping[str, Sequence[float]], *,
 
     lines.append('<g id="series" fill="none" stroke-width="2">')
     legend = ['<g id="legend">']
+    dots = ['<g id="marks">']
     for number, (name, ys) in enumerate(ys_by_name.items()):
         stroke = f'stroke={quoteattr(LINE_COLORS[number])}'
         dash = DASHES[number % len(DASHES)]
@@ -254,41 +260,11 @@ def line_chart_svg(x: Sequence[float], series: Mapping[str, Sequence[float]], *,
             stroke += f' stroke-dasharray="{dash}"'
         points = " ".join(f"{to_x(a):.2f},{to_y(b):.2f}" for a, b in zip(xs, ys))
         lines.append(f'<polyline {stroke} points="{points}"/>')
+        dots += [f'<circle cx="{to_x(xs[k]):.2f}" cy="{to_y(ys[k]):.2f}" r="2.5" '
+                 f'fill={quoteattr(LINE_COLORS[number])}/>' for k in marked]
         y = foot + 58 + 18 * number
         legend.append(f'<line x1="{left:.2f}" y1="{y - 4:.2f}" x2="{left + 30:.2f}" '
                       f'y2="{y - 4:.2f}" stroke-width="2" {stroke}/>')
         legend.append(text(left + 38, y, name))
-    lines += ["</g>", *legend, "</g>", "</svg>"]
+    lines += ["</g>", *dots, "</g>", *legend, "</g>", "</svg>"]
     return "\n".join(lines) + "\n"
-
-
-def write_svg(path: str | os.PathLike[str], svg: str) -> Path:
-    """Write `svg` to `path` all at once: a failed write leaves no half-written file.
-
-    The text goes to a temporary file in the same directory first; only when
-    it is complete does os.replace put it at `path` (one step, even if `path`
-    existed). On any error the temporary file is removed. Returns the path.
-    """
-    if not isinstance(svg, str) or not svg.startswith("<svg"):
-        raise TypeError("svg must be the SVG text (a str starting with '<svg') that "
-                        "heatmap_svg or line_chart_svg returned")
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a file name (str or Path), got {type(path).__name__}")
-    target = Path(path)
-    try:
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                                             suffix=".tmp")
-    except OSError as error:
-        raise OSError(f"cannot write {str(target)!r}: {error.strerror or error} (is "
-                      f"{str(target.parent)!r} an existing, writable directory?)") from error
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(svg)
-        os.chmod(temporary, 0o644)  # mkstemp made it private (0o600); a figure is for all
-        os.replace(temporary, target)
-    except BaseException as error:
-        os.unlink(temporary)
-        if isinstance(error, OSError):
-            raise OSError(f"cannot write {str(target)!r}: {error.strerror or error}") from error
-        raise
-    return target

@@ -1,14 +1,12 @@
-"""What every figure needs from a table of numbers: checked values, their range, a smaller copy.
-
-A figure colours each cell by where its value falls between the smallest and
-the largest value of the table:
-
-    t = (x - lowest) / (highest - lowest)        0 for the lowest, 1 for the highest
+"""What every figure needs from a table of numbers: checked values, a smaller copy, ticks.
 
 A 1024 x 768 table has 786,432 cells: more than a terminal has characters or a
-readable SVG has rectangles. `downsample` shrinks it by *averaging* blocks of
-neighbouring cells (not by keeping every k-th cell, which would invent slow
-waves out of the fast columns of a PE table), and says so.
+readable SVG has rectangles. `downsample` shrinks it by *keeping* one row in
+k and one column in k, and says so. It never averages: the average of a sine
+column and its cosine neighbour, (sin a + cos a) / 2, is a number the table
+does not hold. A table of (sin, cos) pairs keeps each pair whole, so sines
+stay next to their cosines. The price of keeping every k-th row is aliasing:
+a column whose wave is shorter than 2k rows looks like a slower wave.
 """
 
 from __future__ import annotations
@@ -38,7 +36,7 @@ def checked_table(table: object, what: str = "the table") -> Rows:
     if not isinstance(table, Matrix):
         raise TypeError(f"{what} must be a Matrix or a list of rows of numbers, "
                         f"got {type(table).__name__}")
-    rows = tuple(map(tuple, table))  # (rows, columns), as plain tuples
+    rows = table.rows  # (rows, columns): tuples of floats
     for pos, row in enumerate(rows):
         if not all(map(math.isfinite, row)):
             column = next(j for j, x in enumerate(row) if not math.isfinite(x))
@@ -47,55 +45,61 @@ def checked_table(table: object, what: str = "the table") -> Rows:
     return rows
 
 
-def value_range(rows: Rows) -> tuple[float, float]:
-    """(lowest, highest) value of the table."""
-    return min(map(min, rows)), max(map(max, rows))
+def sampling_stride(size: int, keep: int, width: int = 1) -> int:
+    """The smallest k such that keeping every k-th item of `size` leaves at most `keep`.
 
+    Items are taken `width` at a time: width=2 keeps every k-th pair (2i, 2i+1).
 
-def shade_fraction(x: float, lowest: float, highest: float) -> float:
-    """t = (x - lowest) / (highest - lowest), in [0, 1]; 0.5 when every value is equal."""
-    if highest == lowest:
-        return 0.5
-    return (x - lowest) / (highest - lowest)
-
-
-def block_edges(size: int, blocks: int) -> list[int]:
-    """Where each of `blocks` near-equal blocks of 0..size-1 starts, then `size` itself.
-
-    >>> block_edges(10, 4)    # blocks 0-1, 2-4, 5-6, 7-9
-    [0, 2, 5, 7, 10]
+    >>> sampling_stride(1024, 128), sampling_stride(768, 128, width=2)   # 384 pairs, 64 fit
+    (8, 6)
     """
-    return [block * size // blocks for block in range(blocks + 1)]
+    groups = math.ceil(size / width)
+    return math.ceil(groups / max(1, keep // width))
 
 
-def downsample(rows: Rows, max_rows: int, max_cols: int) -> tuple[Rows, list[int], list[int], str]:
-    """Average blocks of cells until the table has at most max_rows x max_cols cells.
+def kept_indices(size: int, stride: int, width: int = 1) -> list[int]:
+    """Indices 0..size-1 of every `stride`-th group of `width` neighbours.
 
-    Returns the smaller rows, the first original row and column of each block
-    (for axis labels), and a note for the figure: "" if nothing changed, else
-    e.g. "downsampled from 1024 x 768 to 128 x 96 by averaging blocks of 8 x 8 cells".
+    >>> kept_indices(10, 3), kept_indices(12, 3, width=2)   # the pairs (0, 1) and (6, 7)
+    ([0, 3, 6, 9], [0, 1, 6, 7])
+    """
+    starts = range(0, size, stride * width)  # the first index of each kept group
+    return [index for start in starts for index in range(start, min(size, start + width))]
 
-    >>> downsample(((1.0, 3.0, 5.0, 7.0),), 1, 2)[0]   # (1 + 3) / 2, (5 + 7) / 2
-    ((2.0, 6.0),)
+
+def downsample(rows: Rows, max_rows: int, max_cols: int, *, column_pairs: bool = False
+               ) -> tuple[Rows, list[int], list[int], str]:
+    """Keep every k-th row and column until the table has at most max_rows x max_cols cells.
+
+    Returns the smaller rows, which original row and column each one is (for
+    labels), and a note for the figure: "" if nothing changed, else e.g.
+    "downsampled from 1024 x 768 to 128 x 128 by keeping 1 row in 8 and 1
+    column pair (2i, 2i+1) in 6; no cell is averaged". column_pairs=True keeps
+    columns 2i and 2i+1 together, like the sine and cosine of a PE table.
+
+    >>> downsample(((1.0, 3.0, 5.0, 7.0),), 1, 2)[0]   # columns 0 and 2, nothing averaged
+    ((1.0, 5.0),)
     """
     n_rows, n_cols = len(rows), len(rows[0])
-    out_rows, out_cols = min(n_rows, max_rows), min(n_cols, max_cols)
-    row_edges = block_edges(n_rows, out_rows)
-    col_edges = block_edges(n_cols, out_cols)
-    if (out_rows, out_cols) == (n_rows, n_cols):
-        return rows, row_edges[:-1], col_edges[:-1], ""
-    col_spans = list(zip(col_edges, col_edges[1:]))
-    narrow = [tuple([sum(row[a:b]) / (b - a) for a, b in col_spans])
-              for row in rows]  # (n_rows, out_cols): each row averaged across its column blocks
-    smaller = []
-    for a, b in zip(row_edges, row_edges[1:]):
-        block = narrow[a:b]  # (b - a, out_cols): the rows of one row block
-        smaller.append(tuple([sum(column) / (b - a) for column in zip(*block)]))
-    exact = n_rows % out_rows == 0 and n_cols % out_cols == 0
-    size = f"{n_rows / out_rows:.3g} x {n_cols / out_cols:.3g}"  # "8 x 8", or "1.56 x 1"
-    note = (f"downsampled from {n_rows} x {n_cols} to {out_rows} x {out_cols} by averaging "
-            f"blocks of {'' if exact else 'about '}{size} cells")
-    return tuple(smaller), row_edges[:-1], col_edges[:-1], note
+    width = 2 if column_pairs and max_cols >= 2 else 1  # columns kept together
+    row_stride = sampling_stride(n_rows, max_rows)
+    col_stride = sampling_stride(n_cols, max_cols, width)
+    row_indices = kept_indices(n_rows, row_stride)
+    col_indices = kept_indices(n_cols, col_stride, width)
+    if row_stride == col_stride == 1:
+        return rows, row_indices, col_indices, ""
+    smaller = tuple(tuple([rows[r][c] for c in col_indices])
+                    for r in row_indices)  # (kept rows, kept columns)
+    columns = "column pair (2i, 2i+1)" if width == 2 else "column"
+    note = (f"downsampled from {n_rows} x {n_cols} to {len(row_indices)} x {len(col_indices)} "
+            f"by keeping {_one_in(row_stride, 'row')} and {_one_in(col_stride, columns)}; "
+            f"no cell is averaged")
+    return smaller, row_indices, col_indices, note
+
+
+def _one_in(stride: int, what: str) -> str:
+    """'1 row in 8' for the note of downsample; 'every row' when all are kept."""
+    return f"every {what.split()[0]}" if stride == 1 else f"1 {what} in {stride}"
 
 
 MAX_SERIES = 10  # more lines than this on one chart is a tangle, not a picture
@@ -132,6 +136,23 @@ def checked_series(x: object, series: object) -> tuple[tuple[float, ...],
                                  f"a chart needs finite numbers")
         checked[name] = ys
     return xs, checked
+
+
+def checked_marks(xs: tuple[float, ...], marks_at: object) -> list[int]:
+    """Where in xs each x of marks_at is: a dot is drawn on a point of its line.
+
+    >>> checked_marks((0.0, 0.5, 1.0, 1.5, 2.0), [0, 1, 2])
+    [0, 2, 4]
+    """
+    if isinstance(marks_at, (list, tuple)) and not marks_at:
+        return []
+    wanted = checked_values(marks_at, "marks_at")
+    index_of = {x: index for index, x in enumerate(xs)}
+    for x in wanted:
+        if x not in index_of:
+            raise ValueError(f"marks_at holds {x:g}, which is not one of the x values: "
+                             f"a mark sits on a point of its line")
+    return [index_of[x] for x in wanted]
 
 
 def nice_ticks(lowest: float, highest: float, count: int = 8) -> list[float]:

@@ -1,15 +1,17 @@
 """Pictures in the terminal: a heatmap of a table, and a text line chart.
 
-Each cell of a heatmap is one or two characters. Where its value t falls in
-the table's range (t = 0 lowest, 1 highest) picks its look:
+Each cell of a heatmap is one or more characters. Where its value falls on
+the colour scale (colors.py: t = 0 at the bottom, 1 at the top) picks its look:
 
-- plain: a shade block from " ░▒▓█", one per fifth of the range - safe in a
+- plain: a shade block from " ░▒▓█", one per fifth of the scale - safe in a
   log file, a pipe or a test;
-- colour: a 256-colour ANSI background, blue (low) -> white -> red (high),
-  used only when the output is a terminal and NO_COLOR is not set.
+- colour: a 256-colour ANSI background, white -> dark blue for amounts from
+  0, blue -> white -> red for signed values, used only when the output is a
+  terminal and NO_COLOR is not set.
 
-A table wider than the terminal, or longer than `height` rows, is averaged
-down (see table.py), and the picture says so.
+Of a table wider than the terminal, or longer than `height` rows, every k-th
+row and column is kept (see table.py: nothing is averaged), and the picture
+says so.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Mapping, Sequence, TextIO
 
 from minipe.broadcast import ShapeError
 from minipe.checks import checked_flag, checked_size
+from minipe.plot.colors import RESET, ansi_background, color_scale, fraction
 from minipe.plot.table import (
     Table,
     checked_series,
@@ -27,11 +30,9 @@ from minipe.plot.table import (
     downsample,
     nice_step,
     number_text,
-    shade_fraction,
-    value_range,
 )
 
-SHADES = " ░▒▓█"  # lowest fifth of the range ... highest fifth
+SHADES = " ░▒▓█"  # bottom fifth of the colour scale ... top fifth
 MARKERS = "*o+x#@%&=~"  # one per series of a text line chart
 MIN_WIDTH = 24
 LABEL_WIDTH = 10  # row labels (tokens) are cut to this
@@ -47,32 +48,21 @@ def shade(t: float) -> str:
     return SHADES[min(4, int(t * 5))]
 
 
-def ansi_background(t: float) -> str:
-    """An ANSI escape for a background colour from the 6 x 6 x 6 cube of the 256 colours.
-
-    Code 16 + 36 r + 6 g + b, with r, g, b in 0..5: (0, 0, 5) blue at t = 0,
-    (5, 5, 5) white at t = 0.5, (5, 0, 0) red at t = 1; 11 steps in all.
-    """
-    step = round(t * 10)  # 0 .. 10
-    r, g, b = (step, step, 5) if step <= 5 else (5, 10 - step, 10 - step)
-    return f"\x1b[48;5;{16 + 36 * r + 6 * g + b}m"
-
-
-RESET = "\x1b[0m"
-
-
 def heatmap_text(table: Table, *, width: int = 80, height: int = 64, color: bool = False,
                  title: str = "", row_labels: Sequence[str] | None = None,
-                 x_name: str = "column", y_name: str = "row") -> str:
-    """The table as lines of at most `width` characters, one line per row (or row block).
+                 x_name: str = "column", y_name: str = "row", column_pairs: bool = False,
+                 palette: str | None = None, color_range: tuple[float, float] | None = None
+                 ) -> str:
+    """The table as lines of at most `width` characters, one line per (kept) row.
 
     >>> print(heatmap_text([[0.0, 0.5, 1.0]], title="three values"))
     three values
     0     ▒▒▒▒████
-    legend: ' ' = 0 (lowest)  ░ ▒ ▓  █ = 1 (highest); 5 equal steps
+    legend: ' ' = 0  ░ ▒ ▓  █ = 1; 5 equal steps
     rows: row (0..0), top to bottom; columns: column (0..2), left to right
 
     With color=True the cells are ANSI backgrounds instead of shades.
+    `palette` and `color_range` pick the scale, as for heatmap_svg.
     """
     rows = checked_table(table)
     checked_size(width, "width", minimum=MIN_WIDTH)
@@ -83,23 +73,26 @@ def heatmap_text(table: Table, *, width: int = 80, height: int = 64, color: bool
     label_width = max(len(label) for label in labels)
     room = width - label_width - 1  # characters left for the cells
     cell_width = max(1, min(4, room // n_cols))  # up to 4 characters a cell, if they fit
-    cells, row_starts, _, note = downsample(rows, height, room // cell_width)
-    lowest, highest = value_range(rows)
+    cells, row_indices, _, note = downsample(rows, height, room // cell_width,
+                                             column_pairs=column_pairs)
+    scale, low, high = color_scale(rows, palette, color_range)
     lines = _wrapped(title, width) + _wrapped(note, width)
-    for start, row in zip(row_starts, cells):
-        fractions = [shade_fraction(x, lowest, highest) for x in row]
+    for index, row in zip(row_indices, cells):
+        fractions = [fraction(x, low, high) for x in row]
         if color:
-            line = "".join(ansi_background(t) + " " * cell_width for t in fractions) + RESET
+            line = "".join(ansi_background(t, scale) + " " * cell_width
+                           for t in fractions) + RESET
         else:
             line = "".join(shade(t) * cell_width for t in fractions)
-        lines.append(f"{labels[start]:<{label_width}} {line}")
-    low, high = f"{lowest:.4g}", f"{highest:.4g}"
+        lines.append(f"{labels[index]:<{label_width}} {line}")
+    bottom, top = f"{low:.4g}", f"{high:.4g}"
     if color:
-        ramp = "".join(ansi_background(step / 10) + " " for step in range(11)) + RESET
+        ramp = "".join(ansi_background(step / 10, scale) + " " for step in range(11)) + RESET
         lines.append("legend: " + ramp)  # 19 characters wide on screen
-        legend = f"blue = {low} (lowest), white = the middle, red = {high} (highest)"
+        legend = (f"white = {bottom}, dark blue = {top}" if scale == "sequential" else
+                  f"blue = {bottom}, white = {(low + high) / 2:.4g}, red = {top}")
     else:
-        legend = f"legend: ' ' = {low} (lowest)  ░ ▒ ▓  █ = {high} (highest); 5 equal steps"
+        legend = f"legend: ' ' = {bottom}  ░ ▒ ▓  █ = {top}; 5 equal steps"
     lines += _wrapped(legend, width)
     lines += _wrapped(f"rows: {y_name} (0..{n_rows - 1}), top to bottom; "
                       f"columns: {x_name} (0..{n_cols - 1}), left to right", width)
