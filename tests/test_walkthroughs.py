@@ -68,6 +68,11 @@ KEY_NUMBERS: dict[str, list[str]] = {
         "permuted? True",  # permutation equivariance
         "the same output for 'man'? False",  # with X + PE
         "still just a permutation?  False",
+        # the causal mask, no positions: 'a' at 0 and 3 differ; equal scores average a
+        # value that is 1 at token 0 only into 1/(i+1) at position i
+        "'a' at 0 and 3: one token row, the same output? False",
+        "'man' in the two sentences, the same output? False",
+        *(f"causal average {1 / (i + 1):.4f}, 1/(i+1) = {1 / (i + 1):.4f}" for i in range(5)),
     ],
     "04_sinusoidal_by_hand.py": [
         f"{math.sin(1):8.5f}",  # lecture 003: PE(1, 0) = sin 1 = 0.8415
@@ -250,7 +255,7 @@ def test_step_without_a_terminal_runs_straight_through() -> None:
 
 @pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal (POSIX)")
 def test_step_pauses_after_each_stage_until_enter() -> None:
-    lesson = WALKTHROUGHS / "03_attention_is_blind_to_order.py"  # 4 stages: 3 pauses
+    lesson = WALKTHROUGHS / "03_attention_is_blind_to_order.py"  # 5 stages: 4 pauses
     controller, terminal = os.openpty()
     try:
         process = subprocess.Popen([sys.executable, str(lesson), "--step"], cwd=ROOT,
@@ -264,15 +269,16 @@ def test_step_pauses_after_each_stage_until_enter() -> None:
             before_enter += chunk
         assert process.poll() is None  # it is waiting for Enter
         assert b"2. " not in before_enter  # and has not printed stage 2
-        os.write(controller, b"\n\n\n")  # Enter, three times
+        os.write(controller, b"\n\n\n\n")  # Enter, four times
         rest, errors = process.communicate(timeout=60)
     finally:
         os.close(controller)
         os.close(terminal)
     assert process.returncode == 0, errors.decode()
     output = (before_enter + rest).decode()
-    assert output.count(PROMPT) == 3
+    assert output.count(PROMPT) == 4
     assert "4. Add sinusoidal positions" in output
+    assert "5. The causal mask alone lets order in" in output
 
 
 def test_a_lesson_runs_under_pdb() -> None:
