@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from minipe.pipeline import DEFAULT_TEXT, POSITION_KINDS, run
@@ -52,7 +53,11 @@ def main(argv: list[str] | None = None) -> int:
                     seed=args.seed, causal=args.causal)
     except (TypeError, ValueError) as error:
         parser.error(str(error))  # exits with status 2 and the message
-    print(trace)
+    try:
+        print(trace, flush=True)  # flush now: a closed pipe shows up here, not at exit
+    except BrokenPipeError:  # `python -m minipe | head`: the reader stopped reading
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        return 1  # as Python's documentation of SIGPIPE advises; and no traceback
     return 0
 
 

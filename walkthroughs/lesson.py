@@ -6,10 +6,11 @@ first waits for Enter, so you can read what the stage before printed:
 
     python walkthroughs/01_text_to_ids.py            # straight through
     python walkthroughs/01_text_to_ids.py --step     # pause after each stage
-    python walkthroughs/04_sinusoidal_by_hand.py --svg figures   # and draw
+    python walkthroughs/04_sinusoidal_by_hand.py --svg   # and draw
 
 With `--svg DIR`, a lesson also writes its figures into DIR as SVG files
-(`lesson.save_figure`), drawn by minipe.plot.
+(`lesson.save_figure`), drawn by minipe.plot. `--svg` alone writes them into
+build/figures/ in the clone, which git ignores.
 
 The pause waits only when stdin is a terminal. Piped or redirected, the
 lesson runs straight through, so it never hangs a script or a test.
@@ -32,6 +33,7 @@ if importlib.util.find_spec("minipe") is None and CLONE not in sys.path:
     sys.path.append(CLONE)
 
 PROMPT = "   ... press Enter for the next stage "
+FIGURES = Path(CLONE) / "build" / "figures"  # where `--svg` alone draws: git ignores build/
 
 
 class Figure(Protocol):
@@ -53,8 +55,9 @@ class Lesson:
             description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
         parser.add_argument("--step", action="store_true",
                             help="pause after each stage until Enter is pressed")
-        parser.add_argument("--svg", metavar="DIR", type=Path,
-                            help="also write the lesson's figures into DIR, as SVG files")
+        parser.add_argument("--svg", metavar="DIR", type=Path, nargs="?", const=FIGURES,
+                            help="also write the lesson's figures into DIR, as SVG files "
+                            "(DIR left out: build/figures in the clone, which git ignores)")
         # parse_known_args: a notebook kernel passes arguments of its own.
         args, _ = parser.parse_known_args(argv)
         if args.svg is not None and args.svg.exists() and not args.svg.is_dir():
