@@ -281,6 +281,55 @@ def test_step_pauses_after_each_stage_until_enter() -> None:
     assert "5. The causal mask alone lets order in" in output
 
 
+ANSWER_PROMPT = "then press Enter for the answer"
+# Lesson 10: each question's heading, then something only its answer prints.
+QUESTIONS_AND_ANSWERS = [
+    ("1. Why is self-attention", "identical to the outputs of the original order?"),
+    ("2. What is a positional encoding for", "X (5, 8) + PE (5, 8)"),
+    ("3. What does 'fixed' mean", "sinusoidal table, two calls"),
+    ("4. Write PE(pos, 0) and PE(pos, 1)", "table agrees: True"),
+    ("5. What does 10000^(2i/d_model) do", "turns of each pair's"),
+]
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal (POSIX)")
+def test_lesson_10_shows_each_question_then_waits_then_answers() -> None:
+    lesson = WALKTHROUGHS / "10_check_yourself.py"
+    controller, terminal = os.openpty()
+    shown: list[bytes] = []  # what was on screen at each pause, pause by pause
+    try:
+        process = subprocess.Popen([sys.executable, str(lesson), "--step"], cwd=ROOT,
+                                   stdin=terminal, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE)
+        assert process.stdout is not None
+        screen = b""
+        # 5 questions: a pause before each answer, and one before each later question
+        for _ in range(2 * len(QUESTIONS_AND_ANSWERS) - 1):
+            pauses = screen.count(PROMPT.encode()) + screen.count(ANSWER_PROMPT.encode())
+            while (screen.count(PROMPT.encode()) + screen.count(ANSWER_PROMPT.encode())
+                   == pauses):
+                chunk = os.read(process.stdout.fileno(), 4096)
+                assert chunk, "the lesson ended before its next pause"
+                screen += chunk
+            assert process.poll() is None  # it is waiting
+            shown.append(screen)
+            os.write(controller, b"\n")  # Enter
+        rest, errors = process.communicate(timeout=60)
+    finally:
+        os.close(controller)
+        os.close(terminal)
+    assert process.returncode == 0, errors.decode()
+    screens = [screen.decode() for screen in shown] + [(shown[-1] + rest).decode()]
+    for number, (question, answer) in enumerate(QUESTIONS_AND_ANSWERS):
+        waiting = screens[2 * number]  # the pause right after question `number`
+        assert waiting.rstrip().endswith(ANSWER_PROMPT), waiting[-200:]
+        assert question in waiting
+        assert answer not in waiting  # not computed, not shown, before Enter
+        answered = screens[2 * number + 1]
+        assert answer in answered.split(question)[1]
+    assert screens[-1].count(ANSWER_PROMPT) == 5 and screens[-1].count(PROMPT) == 4
+
+
 def test_a_lesson_runs_under_pdb() -> None:
     lesson = WALKTHROUGHS / "01_text_to_ids.py"
     done = subprocess.run([sys.executable, "-m", "pdb", str(lesson)], cwd=ROOT,

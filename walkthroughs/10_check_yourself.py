@@ -1,8 +1,8 @@
 """Lesson 10: check yourself
 
 Question: can you answer lecture 000's five self-assessment questions? Each
-answer here is computed, not just stated. Try each one before you read it
-(run with --step to pause between them).
+answer here is computed, not just stated. Try each one before you read it:
+with --step, each question waits for Enter before its answer is computed.
 
 Lecture 000. Run: python walkthroughs/10_check_yourself.py [--step]
 """
@@ -25,6 +25,7 @@ from minipe import (
 if __name__ == "__main__":
     lesson = Lesson(__doc__)
     lesson.stage("Why is self-attention 'permutation-invariant', and why is that bad?")
+    lesson.answer()  # under --step: a pause, then the answer is computed
 
     tokenizer = Tokenizer.from_corpus("a man bites a dog")
     ids = tokenizer.encode("a man bites a dog")  # [0, 3, 1, 0, 2]
@@ -45,6 +46,7 @@ if __name__ == "__main__":
 # %% Question 2: what does a positional encoding do, and how is it integrated?
 if __name__ == "__main__":
     lesson.stage("What is a positional encoding for, and how is it combined?")
+    lesson.answer()  # under --step: a pause, then the answer is computed
 
     x = token_table(ids)  # (5, 8)
     pe = sinusoidal_encoding(len(ids), d_model)  # (5, 8): row pos for position pos
@@ -61,6 +63,7 @@ if __name__ == "__main__":
 # %% Question 3: what does "fixed" mean?
 if __name__ == "__main__":
     lesson.stage("What does 'fixed' mean, compared with 'learned'?")
+    lesson.answer()  # under --step: a pause, then the answer is computed
 
     once = sinusoidal_encoding(4, d_model)
     again = sinusoidal_encoding(4, d_model)
@@ -79,6 +82,7 @@ if __name__ == "__main__":
 # %% Question 4: PE(pos, 0) and PE(pos, 1) as expressions
 if __name__ == "__main__":
     lesson.stage("Write PE(pos, 0) and PE(pos, 1); evaluate them")
+    lesson.answer()  # under --step: a pause, then the answer is computed
 
     print("PE(pos, 0) = sin(pos / 10000^(0/d_model)) = sin(pos)")
     print("PE(pos, 1) = cos(pos / 10000^(0/d_model)) = cos(pos)")
@@ -96,7 +100,8 @@ if __name__ == "__main__":
 
 # %% Question 5: the role of 10000^(2i/d_model)
 if __name__ == "__main__":
-    lesson.stage("The role of 10000^(2i/d_model): clock hands at many speeds")
+    lesson.stage("What does 10000^(2i/d_model) do, and at what scales?")
+    lesson.answer()  # under --step: a pause, then the answer is computed
 
     wide = 16  # 8 column pairs: 8 hands
     print("turns of each pair's 'hand' = pos / (2*pi * 10000^(2i/16)), at a few pos:")

@@ -2,7 +2,9 @@
 
 A walkthrough is a script in `# %%` cells. Each cell opens with
 `lesson.stage("...")`, which prints the stage's heading. With `--step` it
-first waits for Enter, so you can read what the stage before printed:
+first waits for Enter, so you can read what the stage before printed. A
+lesson of questions also calls `lesson.answer()` after each question: with
+`--step` it waits again, so you can try the question before the answer shows.
 
     python walkthroughs/01_text_to_ids.py            # straight through
     python walkthroughs/01_text_to_ids.py --step     # pause after each stage
@@ -33,6 +35,7 @@ if importlib.util.find_spec("minipe") is None and CLONE not in sys.path:
     sys.path.append(CLONE)
 
 PROMPT = "   ... press Enter for the next stage "
+ANSWER_PROMPT = "   ... try it yourself, then press Enter for the answer "
 FIGURES = Path(CLONE) / "build" / "figures"  # where `--svg` alone draws: git ignores build/
 
 
@@ -80,6 +83,16 @@ class Lesson:
         print()
         print(f"{self.stages}. {heading}")
 
+    def answer(self) -> None:
+        """Print "Answer:"; under --step, first wait, so the question stands alone.
+
+        A lesson of questions calls it right after `stage(question)`, before it
+        computes anything: what follows it is the answer.
+        """
+        if self.step:
+            self.pause(ANSWER_PROMPT)
+        print("Answer:")
+
     def save_figure(self, filename: str, figure: Figure) -> None:
         """Under --svg DIR, draw `figure` into DIR/filename and say so; otherwise nothing."""
         if self.svg_dir is None:
@@ -90,10 +103,10 @@ class Lesson:
         path = write_svg(self.svg_dir / filename, figure.svg())
         print(f"   [figure written: {path}]")
 
-    def pause(self) -> None:
+    def pause(self, prompt: str = PROMPT) -> None:
         """Wait for Enter. Ctrl-D (end of input) stops the pauses and runs on."""
         try:
-            input(PROMPT)
+            input(prompt)
         except EOFError:
             print()
             self.step = False
