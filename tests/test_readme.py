@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
 INDEX = (ROOT / "walkthroughs" / "README.md").read_text()
@@ -95,3 +97,42 @@ def test_figures_land_where_git_ignores_them_unless_the_learner_says(tmp_path: P
     assert done.returncode == 0, done.stderr
     assert [path.name for path in chosen.iterdir()] == ["neighbour_distances.svg"]
 
+
+
+@pytest.mark.parametrize("name", ["README.md", "walkthroughs/README.md"])
+def test_no_readme_points_outside_the_repository(name: str) -> None:
+    readme = ROOT / name
+    text = readme.read_text()
+    assert "shared/lectures" not in text  # the lecture notes are not in a clone
+    links = re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", text)  # [...](path), not http: links
+    paths = re.findall(r"`(\.\./[^`]*)`", text)  # and `../...` in code spans
+    assert links, name
+    for target in links + paths:
+        resolved = (readme.parent / target).resolve()
+        assert resolved.is_relative_to(ROOT), f"{name} points outside the clone: {target}"
+        assert resolved.exists(), f"{name} links {target}, which does not exist"
+
+
+def _sources() -> list[str]:
+    """The short names the Sources table of walkthroughs/README.md defines, in order."""
+    section = INDEX.split("\n## Sources\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^\| (lecture \d{3}) \|", section, flags=re.MULTILINE)
+
+
+def test_the_sources_table_defines_every_lecture_a_lesson_cites() -> None:
+    assert _sources() == [f"lecture {n:03}" for n in range(5)]
+    cited: set[str] = set()
+    for path in LESSONS:
+        source = path.read_text()
+        # "lecture 003", "Lectures 001 and 002", "lectures 000 and 004", "Lectures 001-004"
+        for group in re.findall(r"[Ll]ectures? (\d{3}(?:(?:, | and |-)\d{3})*)", source):
+            cited.update(f"lecture {n}" for n in re.findall(r"\d{3}", group))
+    assert cited and cited <= set(_sources()), cited - set(_sources())
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=[path.stem for path in LESSONS])
+def test_each_lesson_says_which_claim_it_checks(path: Path) -> None:
+    docstring = path.read_text().split('"""')[1]
+    claim = re.search(r"Claim checked \(lectures? [^)]+\): (.+?)\n\n", docstring, re.DOTALL)
+    assert claim, f"{path.name}: say in the docstring which claim the lesson checks"
+    assert len(claim.group(1).split()) >= 8  # a sentence, not a label

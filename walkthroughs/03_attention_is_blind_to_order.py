@@ -3,6 +3,10 @@
 Question: "A man bites a dog" and "A dog bites a man" mean different things.
 Without positions, can self-attention tell them apart?
 
+Claim checked (lecture 000): without positions, self-attention only
+permutes its outputs when the words are permuted, and adding sinusoidal
+positions ends that. Also: GPT's causal mask alone lets order in.
+
 Lecture 000. Run: python walkthroughs/03_attention_is_blind_to_order.py [--step]
 """
 
@@ -71,6 +75,9 @@ if __name__ == "__main__":
           f"{allclose(out_second, permuted_outputs)}")  # True
     print("This is permutation equivariance: reorder the words and every output")
     print("row moves with its word, unchanged. A bag of words, not a sentence.")
+    print(f"Only a pooled result is invariant: the sum of the output rows, the same? "
+          f"{allclose(sum(out_second), sum(out_first))}")  # True
+    print("Lecture 000 calls attention itself 'invariant' (errata E2).")
 
 # %% Add positions, and the two sentences come apart
 if __name__ == "__main__":
