@@ -2,7 +2,8 @@
 
     python -m minipe
     python -m minipe "A man bites a dog" --d-model 8 --positions learned
-    python -m minipe "A dog bites a man" --positions none --causal
+    python -m minipe "A dog bites a man" --positions none   # blind to order
+    python -m minipe "A dog bites a man" --positions none --causal   # the mask leaks it
     python -m minipe --positions rope      # rotate q and k; add nothing
     python -m minipe --positions alibi     # a distance penalty on the scores
 """
@@ -10,6 +11,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from minipe.pipeline import DEFAULT_TEXT, POSITION_KINDS, run
@@ -32,8 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "a random GPT-style table; rope: nothing added, the head rotates "
                         "each query and key by its position (RoPE, needs an even --d-model); "
                         "alibi: nothing added, score(i, j) gets -m*|i-j| with m = 0.5 "
-                        "(ALiBi); none: no positions, so attention is blind to word order "
-                        "(default: sinusoidal)")
+                        "(ALiBi); none: no positions, so attention is blind to word order - "
+                        "unless --causal, whose mask alone lets order in (default: "
+                        "sinusoidal)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the random tables (token table: seed, learned "
                         "positions: seed+1, attention weights: seed+2; default: 0)")
@@ -50,7 +53,11 @@ def main(argv: list[str] | None = None) -> int:
                     seed=args.seed, causal=args.causal)
     except (TypeError, ValueError) as error:
         parser.error(str(error))  # exits with status 2 and the message
-    print(trace)
+    try:
+        print(trace, flush=True)  # flush now: a closed pipe shows up here, not at exit
+    except BrokenPipeError:  # `python -m minipe | head`: the reader stopped reading
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        return 1  # as Python's documentation of SIGPIPE advises; and no traceback
     return 0
 
 

@@ -21,7 +21,8 @@ attention at stage 6 instead; one does nothing:
     "learned"     + a GPT-style table                   (chapter 3)
     "rope"        the head rotates q and k by position  (chapter 5)
     "alibi"       score(i, j) gets -m * |i - j|         (chapter 6)
-    "none"        nothing: attention is blind to order
+    "none"        nothing: attention is blind to order, unless
+                  causal=True (the mask alone leaks order)
 
 ALiBi's slope: the pipeline has one head, and the rule of Press et al. would
 give one head alibi_slopes(1) = [1/256], a bias of -0.02 at distance 5 -
@@ -115,6 +116,11 @@ class Trace:
                 f"= [1/256]",
                 f"   is too gentle to see). The bias, shape {bias.shape}:",
                 _indent(format_matrix(bias, labels)),
+            ]
+        elif self.causal:  # the mask alone leaks order: token i sees tokens 0..i
+            lines += [
+                "4. position encodings: none. Without the mask attention would be blind to",
+                "   word order; with it, order leaks in: token i sees tokens 0..i only",
             ]
         else:
             lines.append("4. position encodings: none, so attention is blind to word order")

@@ -68,6 +68,11 @@ KEY_NUMBERS: dict[str, list[str]] = {
         "permuted? True",  # permutation equivariance
         "the same output for 'man'? False",  # with X + PE
         "still just a permutation?  False",
+        # the causal mask, no positions: 'a' at 0 and 3 differ; equal scores average a
+        # value that is 1 at token 0 only into 1/(i+1) at position i
+        "'a' at 0 and 3: one token row, the same output? False",
+        "'man' in the two sentences, the same output? False",
+        *(f"causal average {1 / (i + 1):.4f}, 1/(i+1) = {1 / (i + 1):.4f}" for i in range(5)),
     ],
     "04_sinusoidal_by_hand.py": [
         f"{math.sin(1):8.5f}",  # lecture 003: PE(1, 0) = sin 1 = 0.8415
@@ -248,31 +253,87 @@ def test_step_without_a_terminal_runs_straight_through() -> None:
     assert PROMPT not in done.stdout
 
 
-@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal (POSIX)")
-def test_step_pauses_after_each_stage_until_enter() -> None:
-    lesson = WALKTHROUGHS / "03_attention_is_blind_to_order.py"  # 4 stages: 3 pauses
+ANSWER_PROMPT = "then press Enter for the answer"
+
+
+def _pauses(screen: bytes) -> int:
+    return screen.count(PROMPT.encode()) + screen.count(ANSWER_PROMPT.encode())
+
+
+def _screens_at_each_pause(lesson: Path) -> list[str]:
+    """Run `lesson --step` on a pseudo-terminal, pressing Enter only once it waits.
+
+    Returns what was on screen at each pause (checked to be waiting), then the
+    whole output at the end."""
     controller, terminal = os.openpty()
+    shown: list[bytes] = []
     try:
         process = subprocess.Popen([sys.executable, str(lesson), "--step"], cwd=ROOT,
                                    stdin=terminal, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE)
         assert process.stdout is not None
-        before_enter = b""
-        while PROMPT.encode() not in before_enter:  # read up to the first pause
-            chunk = os.read(process.stdout.fileno(), 4096)
-            assert chunk, "the lesson ended without pausing"
-            before_enter += chunk
-        assert process.poll() is None  # it is waiting for Enter
-        assert b"2. " not in before_enter  # and has not printed stage 2
-        os.write(controller, b"\n\n\n")  # Enter, three times
-        rest, errors = process.communicate(timeout=60)
+        screen = b""
+        while True:
+            pauses = _pauses(screen)
+            while _pauses(screen) == pauses:  # read up to the next pause, or the end
+                chunk = os.read(process.stdout.fileno(), 4096)
+                if not chunk:
+                    break
+                screen += chunk
+            if _pauses(screen) == pauses:  # ended without pausing again
+                break
+            assert process.poll() is None  # it is waiting for Enter
+            shown.append(screen)
+            os.write(controller, b"\n")  # Enter
+        process.wait(timeout=60)
+        assert process.stderr is not None
+        errors = process.stderr.read()
+        process.stderr.close()
+        process.stdout.close()
     finally:
         os.close(controller)
         os.close(terminal)
     assert process.returncode == 0, errors.decode()
-    output = (before_enter + rest).decode()
-    assert output.count(PROMPT) == 3
+    return [part.decode() for part in shown] + [screen.decode()]
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal (POSIX)")
+def test_step_pauses_after_each_stage_until_enter() -> None:
+    lesson = WALKTHROUGHS / "03_attention_is_blind_to_order.py"  # 5 stages: 4 pauses
+    screens = _screens_at_each_pause(lesson)
+    assert len(screens) == 4 + 1
+    for stage in range(1, 5):  # at pause `stage`, stage `stage` is shown, the next is not
+        assert f"{stage}. " in screens[stage - 1]
+        assert f"\n{stage + 1}. " not in screens[stage - 1]
+    output = screens[-1]
+    assert output.count(PROMPT) == 4
     assert "4. Add sinusoidal positions" in output
+    assert "5. The causal mask alone lets order in" in output
+
+
+# Lesson 10: each question's heading, then something only its answer prints.
+QUESTIONS_AND_ANSWERS = [
+    ("1. Why is self-attention", "identical to the outputs of the original order?"),
+    ("2. What is a positional encoding for", "X (5, 8) + PE (5, 8)"),
+    ("3. What does 'fixed' mean", "sinusoidal table, two calls"),
+    ("4. Write PE(pos, 0) and PE(pos, 1)", "table agrees: True"),
+    ("5. What does 10000^(2i/d_model) do", "turns of each pair's"),
+]
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal (POSIX)")
+def test_lesson_10_shows_each_question_then_waits_then_answers() -> None:
+    screens = _screens_at_each_pause(WALKTHROUGHS / "10_check_yourself.py")
+    # 5 questions: a pause before each answer, one before each later question, the end
+    assert len(screens) == 2 * len(QUESTIONS_AND_ANSWERS) - 1 + 1
+    for number, (question, answer) in enumerate(QUESTIONS_AND_ANSWERS):
+        waiting = screens[2 * number]  # the pause right after question `number`
+        assert waiting.rstrip().endswith(ANSWER_PROMPT), waiting[-200:]
+        assert question in waiting
+        assert answer not in waiting  # not computed, not shown, before Enter
+        answered = screens[2 * number + 1]
+        assert answer in answered.split(question)[1]
+    assert screens[-1].count(ANSWER_PROMPT) == 5 and screens[-1].count(PROMPT) == 4
 
 
 def test_a_lesson_runs_under_pdb() -> None:

@@ -3,6 +3,9 @@
 Question: "The cat sat on the mat" and "On the mat the cat sat" use the same
 words. Do they get the same token IDs?
 
+Claim checked (lecture 001): a tokenizer gives a word the same ID wherever
+it stands, so reordering the words only reorders the IDs.
+
 Lecture 001. Run: python walkthroughs/01_text_to_ids.py [--step]
 """
 

@@ -3,6 +3,9 @@
 Question: a token embedding turns each ID into a vector. Does a word's vector
 change with where the word stands?
 
+Claim checked (lecture 001): a token embedding looks a row up by ID alone,
+so a word gets the same vector at every position: it says what, not where.
+
 Lecture 001. Run: python walkthroughs/02_token_embeddings.py [--step]
 """
 

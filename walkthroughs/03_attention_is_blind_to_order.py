@@ -3,6 +3,10 @@
 Question: "A man bites a dog" and "A dog bites a man" mean different things.
 Without positions, can self-attention tell them apart?
 
+Claim checked (lecture 000): without positions, self-attention only
+permutes its outputs when the words are permuted, and adding sinusoidal
+positions ends that. Also: GPT's causal mask alone lets order in.
+
 Lecture 000. Run: python walkthroughs/03_attention_is_blind_to_order.py [--step]
 """
 
@@ -15,6 +19,7 @@ from minipe import (
     Tokenizer,
     allclose,
     format_matrix,
+    scaled_dot_product_attention,
     sinusoidal_encoding,
 )
 from minipe.plot import Heatmap
@@ -71,6 +76,9 @@ if __name__ == "__main__":
           f"{allclose(out_second, permuted_outputs)}")  # True
     print("This is permutation equivariance: reorder the words and every output")
     print("row moves with its word, unchanged. A bag of words, not a sentence.")
+    print(f"Only a pooled result is invariant: the sum of the output rows, the same? "
+          f"{allclose(sum(out_second), sum(out_first))}")  # True
+    print("Lecture 000 calls attention itself 'invariant' (errata E2).")
 
 # %% Add positions, and the two sentences come apart
 if __name__ == "__main__":
@@ -92,3 +100,29 @@ if __name__ == "__main__":
         palette="sequential", color_range=(0.0, 1.0)))  # both figures: one scale from 0
     print("Each row now carries its position, so the order changes what attention")
     print("computes. That is the whole job of a positional encoding.")
+
+# %% The causal mask lets order in, even without positions
+if __name__ == "__main__":
+    lesson.stage("The causal mask alone lets order in (still no positions)")
+
+    masked_first = head(x_first, causal=True).output  # (5, 8): token i sees tokens 0..i
+    masked_second = head(x_second, causal=True).output  # (5, 8)
+    a_out = Matrix([masked_first[0].tolist(), masked_first[3].tolist()])
+    print(format_matrix(a_out, row_labels=["a @ 0", "a @ 3"]))
+    print(f"'a' at 0 and 3: one token row, the same output? "
+          f"{allclose(a_out[0], a_out[1])}")  # False
+    print(f"'man' in the two sentences, the same output? "
+          f"{allclose(masked_first[man_first], masked_second[man_second])}")  # False
+    print("Under GPT's mask token i sees tokens 0..i only: 'a' at 0 sees itself,")
+    print("'a' at 3 sees four tokens. What a token sees depends on where it stands.")
+    n = len(first_tokens)
+    flat = Matrix.zeros(n, 1)  # q = k = 0: every score is 0, so the weights are equal
+    first_only = Matrix([[1.0]] + [[0.0]] * (n - 1))  # a value that is 1 at token 0 only
+    average = scaled_dot_product_attention(flat, flat, first_only, causal=True).output  # (5, 1)
+    for i in range(n):
+        print(f"   position {i}: causal average {average[i, 0]:.4f}, "
+              f"1/(i+1) = {1 / (i + 1):.4f}")  # 1, 0.5, 0.3333, 0.25, 0.2
+    print("Row i averages i + 1 values, so the first token's 1 arrives as 1/(i+1):")
+    print("a signal that falls with the position, made by the mask alone. Attention")
+    print("is blind to order without positions AND without the mask; with the mask,")
+    print("order leaks in.")

@@ -3,6 +3,9 @@
 Question: what exactly are the numbers in PE(pos)? Work them out term by term
 for d_model = 4, as lecture 003 does, then check them against minipe.
 
+Claim checked (lectures 003 and 004): the formula gives lecture 003's
+worked values of PE(pos), except where the lectures slip (see the errata).
+
     PE(pos, 2i)     = sin(pos / 10000^(2i / d_model))
     PE(pos, 2i + 1) = cos(pos / 10000^(2i / d_model))
 
@@ -38,6 +41,7 @@ if __name__ == "__main__":
               f"denominator 10000^({2 * i}/{d_model}) = {denominator:g}")
     # i = 0: 10000^0 = 1;  i = 1: 10000^(2/4) = sqrt(10000) = 100
     print(f"minipe agrees: sinusoidal_denominators(4) = {sinusoidal_denominators(4)!r}")
+    print("i counts the d_model / 2 column pairs, not the columns (errata E6).")
 
 
 # %% Each term of PE(pos), for pos 0, 1 and 3
@@ -70,6 +74,8 @@ if __name__ == "__main__":
     # PE(1) = [0.8415, 0.5403, 0.0100, 0.99995]   (sin 1, cos 1, sin 0.01, cos 0.01)
     # PE(3) = [0.1411, -0.9900, 0.0300, 0.99955]
     print("Positions count from 0, and PE(0) is [0, 1, 0, 1]: sin 0 = 0, cos 0 = 1.")
+    print(f"cos 3 = {math.cos(3):.6f} rounds to {math.cos(3):.4f}, not to lecture 003's "
+          f"-0.9899 (errata E5).")
     print("Column 0 swings through a full turn every 2*pi positions; column 2 moves")
     print("100 times slower, so PE(1, 2) = sin(0.01) is still about 0.01.")
 
@@ -101,6 +107,8 @@ if __name__ == "__main__":
     print(f"the bound 2*pi*10000 = {2 * math.pi * base:,.0f} is approached, never reached.")
     # 6.28 up to 60,611; 2*pi*10000 = 62,832
     print("Fast columns tell neighbours apart; slow ones place a token in a long text.")
+    print("Small i is fast: lecture 000 has it backwards (errata E1), and lecture 003")
+    print("leaves the 2*pi out of the wavelength (errata E7).")
     # Lecture 003's missing plot: columns 0, 1, 4 and 8 of a d_model = 32 table as waves.
     lesson.save_figure("pe_curves.svg", curves(dims=(0, 1, 4, 8), num_positions=64, d_model=32))
     lesson.save_figure("pe_table.svg", pe_table(64, 32))
@@ -118,7 +126,8 @@ if __name__ == "__main__":
     print(f"PE(1), base 100000 = {pe_1_big!r}")  # [0.8415, 0.5403, 0.0032, 0.999995 (shown as 1.0)]
     print("Column pair 0 is unchanged (its denominator is 1 for any base); the")
     print("others turn slower, so the longest wavelength grows from 2*pi*10^4 to")
-    print("2*pi*10^5. The paper, PyTorch tutorials and minipe's default use 10000.")
+    print("2*pi*10^5. The paper, PyTorch tutorials and minipe's default use 10000")
+    print("(errata E8).")
 
 # %% The same numbers in another layout: [sin | cos]
 if __name__ == "__main__":

@@ -3,6 +3,9 @@
 Question: a batch of 8 sequences of 4 tokens becomes token embeddings of shape
 (8, 4, 256), yet the position table is only (4, 256). How can they be added?
 
+Claim checked (lectures 001 and 002): a learned (4, 256) position table is
+added to every sequence of an (8, 4, 256) batch, row t to token t.
+
 Lectures 001 and 002. Run: python walkthroughs/05_learned_positions_and_broadcasting.py
 """
 
@@ -19,6 +22,7 @@ from minipe import (
     allclose,
     broadcast_shapes,
     format_matrix,
+    sinusoidal_denominators,
     sinusoidal_encoding,
 )
 from minipe.plot import pe_table
@@ -124,4 +128,7 @@ if __name__ == "__main__":
     print(format_matrix(table))  # its corners: rows 0-2 and 1021-1023, 3 columns each side
     # PE(1) starts [0.8415, 0.5403, 0.8284, ...]; PE(1023) starts [-0.9165, 0.4001, ...]
     print("A sinusoidal table is computed, not learned: GPT-2 learns its 1024 rows.")
+    num_pairs = len(sinusoidal_denominators(gpt2_d_model))  # one denominator per pair i
+    print(f"pos runs 0..{table.shape[0] - 1}, column j 0..{table.shape[1] - 1}, "
+          f"pair i 0..{num_pairs - 1} (errata E9)")  # 0..1023, 0..767, 0..383
     lesson.save_figure("pe_table_1024x768.svg", pe_table(gpt2_context, gpt2_d_model))

@@ -3,6 +3,9 @@
 Question: the sinusoidal encoding gives each position its own vector. Does it
 also say how far apart two positions are?
 
+Claim checked (lectures 000 and 004): PE(pos + k) is a fixed linear map of
+PE(pos), the same for every pos, and PE(p) . PE(p + k) depends on k alone.
+
     PE(pos + k) = M_k PE(pos),  M_k made of 2 x 2 rotations, the same for every pos
 
 Lectures 000 and 004. Run: python walkthroughs/06_relative_from_absolute.py [--step]

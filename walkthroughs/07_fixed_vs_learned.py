@@ -4,6 +4,9 @@ Question: a model is trained on sequences of at most 4 tokens. What happens
 when it meets a fifth token: with sinusoidal positions, and with a learned
 (GPT-style) table?
 
+Claim checked (lectures 001 and 003): the formula gives a vector for every
+position, while a learned table stops at its context_length.
+
 Lectures 001 and 003. Run: python walkthroughs/07_fixed_vs_learned.py [--step]
 """
 
@@ -67,3 +70,4 @@ if __name__ == "__main__":
     print("            of lesson 6; defined at every position")
     print("The original Transformer (2017) used the formula; GPT-2 and GPT-3 learn")
     print("their table. Both are absolute: each position gets its own vector.")
+    print("(Lecture 001 adds GPT-4; its architecture is unpublished: errata E4.)")

@@ -3,6 +3,9 @@
 Question: why not mark each position with its number in binary? It is unique
 and fast columns flip more often than slow ones, just like the sinusoids.
 
+Claim checked (lecture 004): binary codes jump between neighbours, and
+sinusoidal codes move by one and the same step at every position.
+
 Lecture 004. Run: python walkthroughs/08_binary_vs_sinusoidal.py [--step]
 """
 
@@ -53,6 +56,7 @@ if __name__ == "__main__":
     print("Every step has the same length: the step from pos to pos + 1 is the")
     print("rotation M_1 of lesson 6, which moves every vector by the same amount.")
     print("Sines and cosines are the smooth, continuous cousins of binary digits.")
+    print("Lecture 004's 'BPE' is this binary code, not byte-pair encoding (errata E10).")
     lesson.save_figure("neighbour_distances.svg", LineChart(
         x=tuple(float(pos) for pos in range(num_positions - 1)),
         series=(("binary, 4 bits", tuple(binary_steps)),

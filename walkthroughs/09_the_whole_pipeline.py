@@ -3,6 +3,9 @@
 Question: what happens, stage by stage and shape by shape, between the text
 "The cat sat on the mat" and the output of a causal attention head?
 
+Claim checked (lecture 001): text -> IDs -> embeddings -> + positions ->
+input embeddings feeds attention, with the shapes the lecture gives.
+
     text -> tokens -> token IDs -> token embeddings -> + positions
          -> input embeddings -> Q, K, V -> masked softmax -> output
 

@@ -1,8 +1,11 @@
 """Lesson 10: check yourself
 
 Question: can you answer lecture 000's five self-assessment questions? Each
-answer here is computed, not just stated. Try each one before you read it
-(run with --step to pause between them).
+answer here is computed, not just stated. Try each one before you read it:
+with --step, each question waits for Enter before its answer is computed.
+
+Claim checked (lecture 000): each of its five questions has an answer that
+a computation can show.
 
 Lecture 000. Run: python walkthroughs/10_check_yourself.py [--step]
 """
@@ -25,6 +28,7 @@ from minipe import (
 if __name__ == "__main__":
     lesson = Lesson(__doc__)
     lesson.stage("Why is self-attention 'permutation-invariant', and why is that bad?")
+    lesson.answer()  # under --step: a pause, then the answer is computed
 
     tokenizer = Tokenizer.from_corpus("a man bites a dog")
     ids = tokenizer.encode("a man bites a dog")  # [0, 3, 1, 0, 2]
@@ -39,12 +43,14 @@ if __name__ == "__main__":
     print(f"   identical to the outputs of the original order? {allclose(undone, output)}")
     print("Each output is a weighted mix of all tokens, and the weights depend only")
     print("on the vectors, not on where they stand. So any reordering just reorders")
-    print("the outputs (strictly: 'equivariant'), and 'man bites dog' reads like")
-    print("'dog bites man'. Word order carries meaning, so this loses it.")
+    print("the outputs: strictly, attention is 'equivariant' (errata E2), and 'man")
+    print("bites dog' reads like 'dog bites man'. Word order carries meaning, so")
+    print("this loses it.")
 
 # %% Question 2: what does a positional encoding do, and how is it integrated?
 if __name__ == "__main__":
     lesson.stage("What is a positional encoding for, and how is it combined?")
+    lesson.answer()  # under --step: a pause, then the answer is computed
 
     x = token_table(ids)  # (5, 8)
     pe = sinusoidal_encoding(len(ids), d_model)  # (5, 8): row pos for position pos
@@ -61,6 +67,7 @@ if __name__ == "__main__":
 # %% Question 3: what does "fixed" mean?
 if __name__ == "__main__":
     lesson.stage("What does 'fixed' mean, compared with 'learned'?")
+    lesson.answer()  # under --step: a pause, then the answer is computed
 
     once = sinusoidal_encoding(4, d_model)
     again = sinusoidal_encoding(4, d_model)
@@ -79,10 +86,12 @@ if __name__ == "__main__":
 # %% Question 4: PE(pos, 0) and PE(pos, 1) as expressions
 if __name__ == "__main__":
     lesson.stage("Write PE(pos, 0) and PE(pos, 1); evaluate them")
+    lesson.answer()  # under --step: a pause, then the answer is computed
 
     print("PE(pos, 0) = sin(pos / 10000^(0/d_model)) = sin(pos)")
     print("PE(pos, 1) = cos(pos / 10000^(0/d_model)) = cos(pos)")
-    print("(Both belong to i = 0: column 2i is a sine and column 2i + 1 its cosine.)")
+    print("Both belong to i = 0: column 2i is a sine and column 2i + 1 its cosine;")
+    print("lecture 000 calls them i = 0 and i = 1 (errata E3).")
     table = sinusoidal_encoding(11, d_model)  # positions 0..10
     for pos in (0, 1, 2, 3, 10):
         by_formula = (math.sin(pos), math.cos(pos))
@@ -96,7 +105,8 @@ if __name__ == "__main__":
 
 # %% Question 5: the role of 10000^(2i/d_model)
 if __name__ == "__main__":
-    lesson.stage("The role of 10000^(2i/d_model): clock hands at many speeds")
+    lesson.stage("What does 10000^(2i/d_model) do, and at what scales?")
+    lesson.answer()  # under --step: a pause, then the answer is computed
 
     wide = 16  # 8 column pairs: 8 hands
     print("turns of each pair's 'hand' = pos / (2*pi * 10000^(2i/16)), at a few pos:")
@@ -105,8 +115,8 @@ if __name__ == "__main__":
         turns = [pos / (2 * math.pi * 10000 ** (2 * i / wide)) for i in range(wide // 2)]
         print(f"   {pos:4}" + "".join(f" {t:7.3f}" for t in turns))
     # pos 1000: i = 0 has turned 159.155 times, i = 7 only 0.050 of a turn
-    print("The term sets each pair's speed, in a geometric progression. Fast hands")
-    print("(small i) tell neighbours apart but spin round many times over a long")
-    print("text; slow hands (large i) barely move between neighbours but place a")
-    print("token far along. Together they give every position its own vector, at")
-    print("every scale.")
+    print("The term sets each pair's speed, in a geometric progression; i = 0 is")
+    print("the fastest (errata E1). Fast hands (small i) tell neighbours apart but")
+    print("spin round many times over a long text; slow hands (large i) barely move")
+    print("between neighbours but place a token far along. Together they give every")
+    print("position its own vector, at every scale.")

@@ -3,6 +3,9 @@
 Question: if the query and the key are turned by their positions instead of
 having a position vector added, what is left of the positions in q . k?
 
+Claim checked (lecture 004): turning q and k by their positions keeps their
+lengths, and leaves a score that depends on the offset alone.
+
 Lecture 004. Run: python walkthroughs/11_rope_by_hand.py [--step]
 """
 

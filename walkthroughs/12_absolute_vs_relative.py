@@ -4,6 +4,10 @@ Question: sinusoids added to the input, RoPE and ALiBi all tell attention
 where the tokens stand. What does each do to the token embeddings, to the
 attention pattern, and to a text longer than any seen in training?
 
+Claim checked (lectures 001 and 004): added sinusoids change the token
+embeddings and depend on absolute positions; RoPE and ALiBi leave the
+embeddings alone and depend only on the distances.
+
 Lectures 001-004. Run: python walkthroughs/12_absolute_vs_relative.py [--step]
 """
 

@@ -2,14 +2,17 @@
 
 A walkthrough is a script in `# %%` cells. Each cell opens with
 `lesson.stage("...")`, which prints the stage's heading. With `--step` it
-first waits for Enter, so you can read what the stage before printed:
+first waits for Enter, so you can read what the stage before printed. A
+lesson of questions also calls `lesson.answer()` after each question: with
+`--step` it waits again, so you can try the question before the answer shows.
 
     python walkthroughs/01_text_to_ids.py            # straight through
     python walkthroughs/01_text_to_ids.py --step     # pause after each stage
-    python walkthroughs/04_sinusoidal_by_hand.py --svg figures   # and draw
+    python walkthroughs/04_sinusoidal_by_hand.py --svg   # and draw
 
 With `--svg DIR`, a lesson also writes its figures into DIR as SVG files
-(`lesson.save_figure`), drawn by minipe.plot.
+(`lesson.save_figure`), drawn by minipe.plot. `--svg` alone writes them into
+build/figures/ in the clone, which git ignores.
 
 The pause waits only when stdin is a terminal. Piped or redirected, the
 lesson runs straight through, so it never hangs a script or a test.
@@ -32,6 +35,8 @@ if importlib.util.find_spec("minipe") is None and CLONE not in sys.path:
     sys.path.append(CLONE)
 
 PROMPT = "   ... press Enter for the next stage "
+ANSWER_PROMPT = "   ... try it yourself, then press Enter for the answer "
+FIGURES = Path(CLONE) / "build" / "figures"  # where `--svg` alone draws: git ignores build/
 
 
 class Figure(Protocol):
@@ -53,8 +58,9 @@ class Lesson:
             description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
         parser.add_argument("--step", action="store_true",
                             help="pause after each stage until Enter is pressed")
-        parser.add_argument("--svg", metavar="DIR", type=Path,
-                            help="also write the lesson's figures into DIR, as SVG files")
+        parser.add_argument("--svg", metavar="DIR", type=Path, nargs="?", const=FIGURES,
+                            help="also write the lesson's figures into DIR, as SVG files "
+                            "(DIR left out: build/figures in the clone, which git ignores)")
         # parse_known_args: a notebook kernel passes arguments of its own.
         args, _ = parser.parse_known_args(argv)
         if args.svg is not None and args.svg.exists() and not args.svg.is_dir():
@@ -77,6 +83,16 @@ class Lesson:
         print()
         print(f"{self.stages}. {heading}")
 
+    def answer(self) -> None:
+        """Print "Answer:"; under --step, first wait, so the question stands alone.
+
+        A lesson of questions calls it right after `stage(question)`, before it
+        computes anything: what follows it is the answer.
+        """
+        if self.step:
+            self.pause(ANSWER_PROMPT)
+        print("Answer:")
+
     def save_figure(self, filename: str, figure: Figure) -> None:
         """Under --svg DIR, draw `figure` into DIR/filename and say so; otherwise nothing."""
         if self.svg_dir is None:
@@ -87,10 +103,10 @@ class Lesson:
         path = write_svg(self.svg_dir / filename, figure.svg())
         print(f"   [figure written: {path}]")
 
-    def pause(self) -> None:
+    def pause(self, prompt: str = PROMPT) -> None:
         """Wait for Enter. Ctrl-D (end of input) stops the pauses and runs on."""
         try:
-            input(PROMPT)
+            input(prompt)
         except EOFError:
             print()
             self.step = False

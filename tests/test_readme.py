@@ -1,0 +1,138 @@
+"""What the READMEs tell a learner to type works as written (issue 10, item 9).
+
+The pdb recipe runs literally, fed to pdb on stdin; `python -m minipe | head`
+ends quietly; both READMEs name the lessons that draw, read from the lessons
+themselves; and figures land where git ignores them unless the learner says
+where.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+INDEX = (ROOT / "walkthroughs" / "README.md").read_text()
+LESSONS = sorted((ROOT / "walkthroughs").glob("[0-9][0-9]_*.py"))
+
+
+def test_the_pdb_recipe_runs_as_written() -> None:
+    commands = re.findall(r"^ {4}\(Pdb\) (.+?)(?:\s+#.*)?$", README, flags=re.MULTILINE)
+    assert "p token_ids" in commands, commands  # the recipe ends by printing a stage
+    assert README.count("    python -m pdb -m minipe\n") == 1
+    done = subprocess.run([sys.executable, "-m", "pdb", "-m", "minipe"], cwd=ROOT,
+                          input="\n".join([*commands, "quit", ""]), capture_output=True,
+                          text=True, timeout=60)
+    assert "***" not in done.stdout, done.stdout  # pdb marks every failed command so
+    assert "Error" not in done.stdout + done.stderr, done.stdout
+    # "The cat sat on the mat": vocabulary cat 0, mat 1, on 2, sat 3, the 4 (sorted)
+    assert "[4, 0, 3, 2, 4, 1]" in done.stdout
+    assert "'The cat sat on the mat'" in done.stdout  # `p text`
+
+
+def test_a_pipe_closed_early_ends_quietly() -> None:
+    # Like `python -m minipe | head -0`: the reader goes away before minipe writes, so
+    # every write meets a closed pipe (EPIPE) - without the fix, a BrokenPipeError trace.
+    process = subprocess.Popen([sys.executable, "-m", "minipe"], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    errors = process.stderr.read()
+    process.stderr.close()
+    assert process.wait(timeout=60) == 1  # as Python's documentation advises for EPIPE
+    assert errors == b""
+
+
+def _drawing_lessons() -> list[str]:
+    """The two-digit numbers of the lessons that call lesson.save_figure."""
+    return [path.name[:2] for path in LESSONS if "lesson.save_figure(" in path.read_text()]
+
+
+def test_both_readmes_name_the_lessons_that_draw() -> None:
+    drawing = _drawing_lessons()
+    assert len(drawing) >= 5, drawing
+    # walkthroughs/README.md: "With `--svg`, lessons 03, 04, ... and 12 also write"
+    sentence = re.search(r"With `--svg`, lessons ([\d, and]+?) also write", INDEX)
+    assert sentence, "walkthroughs/README.md lost its sentence on --svg"
+    assert re.findall(r"\d\d", sentence.group(1)) == drawing
+    # README.md: the chapter table's row for minipe/plot/ links each drawing lesson
+    row = next(line for line in README.splitlines() if "| [`minipe/plot/`]" in line)
+    cell = row.split("|")[-2]
+    assert re.findall(r"\[(\d\d)\]\(walkthroughs/\1_", cell) == drawing
+
+
+def _suggested_svg_dirs() -> list[str]:
+    """Every `... .py --svg DIR` the READMEs and lesson.py suggest (a path, not 'DIR')."""
+    texts = README + INDEX + (ROOT / "walkthroughs" / "lesson.py").read_text()
+    commands = re.findall(r"\.py\b[^\n`]*?--svg ([\w./-]+)", texts)  # on a command's line
+    return [found for found in commands if found != "DIR"]
+
+
+def test_figures_land_where_git_ignores_them_unless_the_learner_says(tmp_path: Path) -> None:
+    assert _suggested_svg_dirs() == []  # the READMEs suggest bare `--svg` ...
+    lesson = ROOT / "walkthroughs" / "08_binary_vs_sinusoidal.py"
+    done = subprocess.run([sys.executable, str(lesson), "--svg"], cwd=tmp_path,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    written = re.findall(r"\[figure written: (.+)\]", done.stdout)
+    default = ROOT / "build" / "figures" / "neighbour_distances.svg"
+    assert written == [str(default)]  # ... which draws into the clone's build/figures/
+    assert default.exists()
+    assert "build/" in (ROOT / ".gitignore").read_text().splitlines()
+    if shutil.which("git") and (ROOT / ".git").exists():
+        ignored = subprocess.run(["git", "check-ignore", "-q", str(default)], cwd=ROOT)
+        assert ignored.returncode == 0, f"git does not ignore {default}"
+    # and `--svg DIR` draws where the learner says
+    chosen = tmp_path / "mine"
+    done = subprocess.run([sys.executable, str(lesson), "--svg", str(chosen)], cwd=ROOT,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert [path.name for path in chosen.iterdir()] == ["neighbour_distances.svg"]
+
+
+
+@pytest.mark.parametrize("name", ["README.md", "walkthroughs/README.md"])
+def test_no_readme_points_outside_the_repository(name: str) -> None:
+    readme = ROOT / name
+    text = readme.read_text()
+    assert "shared/lectures" not in text  # the lecture notes are not in a clone
+    links = re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", text)  # [...](path), not http: links
+    paths = re.findall(r"`(\.\./[^`]*)`", text)  # and `../...` in code spans
+    assert links, name
+    for target in links + paths:
+        resolved = (readme.parent / target).resolve()
+        assert resolved.is_relative_to(ROOT), f"{name} points outside the clone: {target}"
+        assert resolved.exists(), f"{name} links {target}, which does not exist"
+
+
+def _sources() -> list[str]:
+    """The short names the Sources table of walkthroughs/README.md defines, in order."""
+    section = INDEX.split("\n## Sources\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^\| (lecture \d{3}) \|", section, flags=re.MULTILINE)
+
+
+def test_the_sources_table_defines_every_lecture_a_lesson_cites() -> None:
+    assert _sources() == [f"lecture {n:03}" for n in range(5)]
+    cited: set[str] = set()
+    for path in LESSONS:
+        source = path.read_text()
+        # "lecture 003", "Lectures 001 and 002", "lectures 000 and 004", "Lectures 001-004"
+        for group in re.findall(r"[Ll]ectures? (\d{3}(?:(?:, | and |-)\d{3})*)", source):
+            cited.update(f"lecture {n}" for n in re.findall(r"\d{3}", group))
+    assert cited and cited <= set(_sources()), cited - set(_sources())
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=[path.stem for path in LESSONS])
+def test_each_lesson_says_which_claim_it_checks(path: Path) -> None:
+    docstring = path.read_text().split('"""')[1]
+    claim = re.search(r"Claim checked \(lectures? [^)]+\): (.+?)\n\n", docstring, re.DOTALL)
+    assert claim, f"{path.name}: say in the docstring which claim the lesson checks"
+    assert len(claim.group(1).split()) >= 8  # a sentence, not a label
