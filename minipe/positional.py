@@ -105,8 +105,11 @@ class LearnedPositionalEmbedding(Frozen):
     (4, 256)
 
     The rows are random until trained (this chapter never trains them), and
-    there is no row for position context_length or beyond: a learned table
-    cannot extrapolate, where the sinusoidal formula can.
+    there is no row for position context_length or beyond. The sinusoidal
+    formula can be evaluated at any position; whether a trained model makes
+    good use of positions it never saw is an empirical question, and the
+    ALiBi paper (Press et al., 2022) measured sinusoidal models degrading
+    on texts longer than they were trained on.
     """
 
     __slots__ = ("_table",)
@@ -157,7 +160,9 @@ def relative_shift_matrix(k: int, d_model: int, *, base: float = 10000.0) -> Mat
 
     put the 2 x 2 block [[cos kw, sin kw], [-sin kw, cos kw]] on the diagonal
     of M_k, at rows and columns (2i, 2i+1); every other entry is 0. M_k does
-    not depend on pos: that is what lets attention learn relative offsets.
+    not depend on pos, so one matrix W_q W_k^T = M_k scores key j highest at
+    j = i - k for every query i: lesson 06 builds that head (whether training
+    finds it is another question).
     k may be negative (a shift back). d_model must be even: with an odd
     d_model the last sine column has no cosine partner to rotate with.
     """

@@ -97,6 +97,13 @@ KEY_NUMBERS: dict[str, list[str]] = {
         f"{_sinusoid_dot(1, 64):7.4f}",
         f"{_sinusoid_dot(4, 64):7.4f}",
         f"{_sinusoid_dot(63, 64) / 32:6.3f}",
+        # cos is even: the token 1 before p = 10 scores as the token 1 after it
+        f"PE(10) . PE(11) = {_sinusoid_dot(1, 64):7.4f}   PE(10) . PE(9) = "
+        f"{_sinusoid_dot(1, 64):7.4f}",
+        # W_q W_k^T = M_2: score(i, j) = sum cos((j + 2 - i) w), highest at j = i - 2
+        f"peak key j for queries i = 2..11: {[i - 2 for i in range(2, 12)]}",
+        f"= {16 / 2 - _sinusoid_dot(1, 16):.4f}",  # the peak minus its neighbour (offset 1)
+        "sine-only code(0) = [" + " ".join(["0.0000"] * 8) + "]",  # sin 0 = 0
     ],
     "07_fixed_vs_learned.py": [
         "rows 0-3 unchanged when the table grows? True",
