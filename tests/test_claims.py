@@ -8,15 +8,21 @@ from __future__ import annotations
 
 import math
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from minipe import (
+    Embedding,
     Matrix,
+    SingleHeadAttention,
+    Tokenizer,
     Vector,
     allclose,
     relative_shift_matrix,
+    scaled_dot_product_attention,
     sinusoidal_encoding,
     sinusoidal_position,
 )
@@ -113,3 +119,101 @@ def test_the_overclaims_are_gone_and_the_measurements_are_attributed() -> None:
                  "walkthroughs/12_absolute_vs_relative.py"):
         text = (ROOT / name).read_text()
         assert "Press et al., 2022" in text, name
+
+
+# ---------------------------------------------------------------------------
+# Item 5: inside attention (lesson 13)
+# ---------------------------------------------------------------------------
+
+Rows = list[list[float]]
+
+
+def naive_matmul(a: Rows, b: Rows) -> Rows:
+    """(n, m) @ (m, p) with three loops."""
+    return [[sum(a[r][t] * b[t][c] for t in range(len(b))) for c in range(len(b[0]))]
+            for r in range(len(a))]
+
+
+def transpose(a: Rows) -> Rows:
+    return [list(column) for column in zip(*a)]
+
+
+def test_the_four_terms_of_the_score_sum_back_to_it() -> None:
+    # (x + p) A (x + p)^T = x A x^T + x A p^T + p A x^T + p A p^T, A = W_q W_k^T:
+    # the product distributes over the sums. Checked on lecture 000's sentence.
+    text = "A man bites a dog"
+    tokenizer = Tokenizer.from_corpus(text)
+    d = 4
+    x = Embedding(tokenizer.vocab_size, d, seed=0)(tokenizer.encode(text)).tolist()
+    p = [naive_pe(pos, d) for pos in range(len(x))]
+    head = SingleHeadAttention(d, d, seed=2)
+    W_q, W_k = head.W_q.tolist(), head.W_k.tolist()
+    A = naive_matmul(W_q, transpose(W_k))
+    parts = [naive_matmul(naive_matmul(left, A), transpose(right))
+             for left, right in ((x, x), (x, p), (p, x), (p, p))]
+    X = [[a + b for a, b in zip(row_x, row_p)] for row_x, row_p in zip(x, p)]
+    naive_scores = naive_matmul(naive_matmul(X, W_q), transpose(naive_matmul(X, W_k)))
+    summed = [[sum(part[i][j] for part in parts) for j in range(5)] for i in range(5)]
+    assert allclose(Matrix(summed), naive_scores, abs_tol=1e-12)
+    X_minipe = Matrix(X)
+    result = scaled_dot_product_attention(X_minipe @ head.W_q, X_minipe @ head.W_k,
+                                          X_minipe @ head.W_v)
+    assert allclose(result.scores, [[s / 2 for s in row] for row in summed], abs_tol=1e-12)
+    # 'a' at positions 0 and 3: the content-content term cannot tell the two keys apart
+    assert all(row[0] == row[3] for row in parts[0])
+    assert any(abs(row[0] - row[3]) > 1e-3 for row in parts[3])  # position-position can
+
+
+@pytest.mark.parametrize("d_k", [4, 16, 64, 256])
+def test_the_variance_of_q_dot_k_is_d_k(d_k: int) -> None:
+    # q, k with iid N(0, 1) entries: Var(q . k) = sum of d_k variances E[q^2] E[k^2] = d_k.
+    # 2000 pairs: the sample variance is within about 3.5% * sqrt(2 + 6/d_k) (one sigma).
+    rng = random.Random(d_k)
+    samples = 2000
+    dots = []
+    for _ in range(samples):
+        q = Vector([rng.gauss(0.0, 1.0) for _ in range(d_k)])
+        k = Vector([rng.gauss(0.0, 1.0) for _ in range(d_k)])
+        dots.append(q.dot(k))
+    mean = sum(dots) / samples
+    variance = sum((dot - mean) ** 2 for dot in dots) / samples
+    assert math.isclose(variance, d_k, rel_tol=0.15)
+    scaled = [dot / math.sqrt(d_k) for dot in dots]
+    assert math.isclose(sum(s * s for s in scaled) / samples, 1.0, abs_tol=0.15)
+
+
+def lesson_13_output() -> str:
+    done = subprocess.run([sys.executable, str(ROOT / "walkthroughs" / "13_inside_attention.py")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_lesson_13_prints_numbers_that_obey_the_formulas() -> None:
+    output = lesson_13_output()
+    lines = output.splitlines()
+    # the softmax row by hand: weight = exp(score) / sum of exp, from the printed scores
+    softmax_lines = [line for line in lines if line.strip().startswith("j = ")]
+    scores = [float(line.split("score")[1].split()[0]) for line in softmax_lines]
+    total = sum(math.exp(score) for score in scores)
+    for line, score in zip(softmax_lines, scores):
+        assert math.isclose(float(line.split()[-1]), math.exp(score) / total, abs_tol=1e-3)
+    assert scores[3:] == [-math.inf, -math.inf]  # keys 3 and 4 lie in the future of 2
+    # the four terms add up to the raw scores, to the printed 4 decimals
+    term_lines = [line for line in lines if " A " in line and line.count(".") == 5]
+    assert len(term_lines) == 4
+    terms = [[float(v) for v in line.split()[-5:]] for line in term_lines]
+    raw = next(line for line in lines if "the raw score row" in line)
+    for j, score in enumerate(float(v) for v in raw.split()[-5:]):
+        assert math.isclose(sum(term[j] for term in terms), score, abs_tol=3e-4)
+    # the measured variances are near d_k, and near 1 after the division
+    for d_k in (4, 16, 64, 256):
+        line = next(line for line in lines
+                    if line.split()[:1] == [str(d_k)] and len(line.split()) == 3)
+        variance, scaled = float(line.split()[1]), float(line.split()[2])
+        assert math.isclose(variance, d_k, rel_tol=0.15)
+        assert math.isclose(scaled, 1.0, abs_tol=0.15)
+    # |PE(pos)| = sqrt(512 / 2) = 16; N(0, 1) rows of 512 numbers: norm about sqrt(512)
+    assert f"= {math.sqrt(256):.4f} at every pos" in output
+    n01 = next(line for line in lines if "N(0, 1) rows:" in line)
+    assert math.isclose(float(n01.split()[-1]), math.sqrt(512), rel_tol=0.02)

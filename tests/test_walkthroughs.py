@@ -167,6 +167,20 @@ KEY_NUMBERS: dict[str, list[str]] = {
         "context_length=4 rows (positions 0..3)",
         "a larger penalty: -2.5 at 5",  # -0.5 * (5 - 0)
     ],
+    "13_inside_attention.py": [
+        f"Q K^T / sqrt(4): score(i, j) = q_i . k_j / {math.sqrt(4):g}",
+        # causal: row 0 keeps only its own score; the four later keys are -inf
+        "-inf    -inf    -inf    -inf]",
+        "scaled_dot_product_attention's scores are these? True",
+        f"score     -inf   exp = {math.exp(-math.inf):.4f}",  # exp(-inf) = 0
+        "softmax(row) agrees? True",
+        "the head's output row 2 agrees? True",
+        "causal=True)'s? True",  # the same seeds as the pipeline: token 0, head 0 + 2
+        "they agree? True",  # four terms, one score: the product distributes over x + p
+        "the same content-content term? True",  # 'a' is one ID, one row, at 0 and at 3
+        f"sqrt(d_model / 2) = {math.sqrt(512 / 2):.4f}",  # 16: each pair sin^2 + cos^2 = 1
+        f"those times sqrt(512) = {math.sqrt(512):.2f}",
+    ],
 }
 
 
