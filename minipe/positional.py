@@ -87,6 +87,12 @@ def sinusoidal_encoding(num_positions: int, d_model: int, *, base: float = 10000
 
     Row pos is `sinusoidal_position(pos, d_model, base=base)`; the denominators
     are computed once for the whole table. GPT-2's sizes: (1024, 768).
+
+    The arguments follow the shape: positions first. The tutorials'
+    `PositionalEncoding(d_model, dropout, max_len)` puts the width first. No
+    rule on the two numbers can tell a swapped call from a real one (a 16-token
+    text in a 4096-wide model is (16, 4096)), so nothing is refused here; a
+    swapped table shows when it is added, and `+` says the axes look swapped.
     """
     checked_size(num_positions, "num_positions")
     denominators = sinusoidal_denominators(d_model, base=base)._values

@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 
 from minipe import (
+    Batch,
     Embedding,
     Matrix,
+    ShapeError,
     SingleHeadAttention,
     Tokenizer,
     Vector,
@@ -217,3 +219,58 @@ def test_lesson_13_prints_numbers_that_obey_the_formulas() -> None:
     assert f"= {math.sqrt(256):.4f} at every pos" in output
     n01 = next(line for line in lines if "N(0, 1) rows:" in line)
     assert math.isclose(float(n01.split()[-1]), math.sqrt(512), rel_tol=0.02)
+
+
+# ---------------------------------------------------------------------------
+# Item 6: the forms learners meet elsewhere
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("d_model", [4, 64, 512])
+def test_the_tutorials_exp_log_frequency_is_one_over_the_denominator(d_model: int) -> None:
+    # exp(2i * -(ln 10000 / d_model)) = exp(ln(10000^(-2i/d_model))) = 1 / 10000^(2i/d_model)
+    for i in range(d_model // 2):
+        log_form = math.exp(2 * i * -(math.log(10000.0) / d_model))
+        assert math.isclose(log_form, 1 / 10000 ** (2 * i / d_model), rel_tol=1e-13)
+
+
+def test_lesson_04_shows_the_two_forms_agree_to_rounding() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "walkthroughs" / "04_sinusoidal_by_hand.py")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    gaps = [float(line.rsplit(":", 1)[1]) for line in done.stdout.splitlines()
+            if "largest difference" in line or "against minipe's" in line]
+    assert len(gaps) == 2
+    assert all(gap < 1e-12 for gap in gaps)  # rounding, not a different formula (~1e-2)
+
+
+def test_a_transposed_table_says_it_looks_swapped() -> None:
+    tokens = Embedding(10, 16)([[1, 2, 3, 4]] * 8)  # (8, 4, 16)
+    for left, right in [(sinusoidal_encoding(16, 8), sinusoidal_encoding(8, 16)),
+                        (tokens, sinusoidal_encoding(16, 4))]:  # the tutorials' order
+        with pytest.raises(ShapeError, match=r"look swapped, \((16|4), (8|16)\) against"):
+            left + right
+    # a mismatch that is not a transposition gets no such hint
+    for right in (sinusoidal_encoding(4, 15), Embedding(8, 16).weight):  # (4, 15), (8, 16)
+        with pytest.raises(ShapeError) as caught:
+            tokens + right
+        assert "swapped" not in str(caught.value)
+    # (1, 5) and (5, 1) are transposed but broadcast: no error at all
+    assert (Matrix([[1.0] * 5]) + Matrix([[1.0]] * 5)).shape == (5, 5)
+
+
+@pytest.mark.parametrize("num_positions, d_model", [(4, 256), (16, 4096), (10, 4), (1024, 768)])
+def test_no_legitimate_table_is_refused(num_positions: int, d_model: int) -> None:
+    # a short text in a wide model, and the reverse: both are real tables
+    assert sinusoidal_encoding(num_positions, d_model).shape == (num_positions, d_model)
+
+
+def test_a_per_sequence_vector_needs_a_new_axis() -> None:
+    tokens = Embedding(10, 16)([[1, 2, 3, 4]] * 8)  # (8, 4, 16)
+    vectors = Embedding(8, 16, seed=3).weight  # (8, 16): one per sequence
+    with pytest.raises(ShapeError, match=r"axis -2 has 4 vs 8"):
+        tokens + vectors  # aligned right, the 8 sequences meet the 4 tokens
+    with_axis = Batch([Matrix([row.tolist()]) for row in vectors])  # (8, 1, 16)
+    summed = (tokens + with_axis).tolist()
+    naive = [[[t + v for t, v in zip(token_row, vectors.tolist()[b])] for token_row in seq]
+             for b, seq in enumerate(tokens.tolist())]
+    assert summed == naive

@@ -78,6 +78,7 @@ KEY_NUMBERS: dict[str, list[str]] = {
         "PE(0) = [0, 1, 0, 1]",
         f"{2 * math.pi * 1000:9.2f}",  # d_model = 8, i = 3: wavelength 2 pi * 1000
         f"{math.sqrt(100000):.2f}",  # base 100000, d_model = 4: denominator 100000^(1/2)
+        "PositionalEncoding(d_model, dropout, max_len)",  # the tutorials' order
     ],
     "05_learned_positions_and_broadcasting.py": [
         "token IDs: shape (8, 4)",  # lecture 001: batch 8, context 4
@@ -86,6 +87,11 @@ KEY_NUMBERS: dict[str, list[str]] = {
         "input embeddings: shape (8, 4, 256)",
         "for all 8 x 4 (b, t)? True",
         "axis -1 has 256 vs 255",
+        # the tutorials' argument order: (256, 4) is (4, 256) the other way round
+        "two axes look swapped, (4, 256) against (256, 4)",
+        "axis -2 has 4 vs 8",  # (8, 4, 256) + (8, 256): aligned right, 8 meets 4
+        "(8, 4, 256) + (8, 1, 256) -> (8, 4, 256)",  # the new axis of 1 is stretched to 4
+        "tokens[b][t] + vector[b] for all (b, t)? True",
         f"{50257 * 768:,}",  # GPT-2's token table
         f"{1024 * 768:,}",  # GPT-2's position table
         "shape (1024, 768)",
