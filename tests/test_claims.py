@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -171,17 +172,12 @@ def test_the_variance_of_q_dot_k_is_d_k(d_k: int) -> None:
     # q, k with iid N(0, 1) entries: Var(q . k) = sum of d_k variances E[q^2] E[k^2] = d_k.
     # 2000 pairs: the sample variance is within about 3.5% * sqrt(2 + 6/d_k) (one sigma).
     rng = random.Random(d_k)
-    samples = 2000
-    dots = []
-    for _ in range(samples):
-        q = Vector([rng.gauss(0.0, 1.0) for _ in range(d_k)])
-        k = Vector([rng.gauss(0.0, 1.0) for _ in range(d_k)])
-        dots.append(q.dot(k))
-    mean = sum(dots) / samples
-    variance = sum((dot - mean) ** 2 for dot in dots) / samples
-    assert math.isclose(variance, d_k, rel_tol=0.15)
+    pairs = [(Vector([rng.gauss(0.0, 1.0) for _ in range(d_k)]),
+              Vector([rng.gauss(0.0, 1.0) for _ in range(d_k)])) for _ in range(2000)]
+    dots = [q.dot(k) for q, k in pairs]
+    assert math.isclose(statistics.pvariance(dots), d_k, rel_tol=0.15)
     scaled = [dot / math.sqrt(d_k) for dot in dots]
-    assert math.isclose(sum(s * s for s in scaled) / samples, 1.0, abs_tol=0.15)
+    assert math.isclose(statistics.pvariance(scaled), 1.0, abs_tol=0.15)
 
 
 def lesson_13_output() -> str:
