@@ -86,9 +86,25 @@ def _broadcast_pair(left: Shape, right: Shape, verb: str, left_text: str) -> Sha
             raise ShapeError(
                 f"cannot {verb} shapes {left_text} and {right}: axis {axis_from_right} "
                 f"has {left_size} vs {right_size}; broadcasting needs equal sizes "
-                f"or a 1 (see minipe/broadcast.py)"
+                f"or a 1 (see minipe/broadcast.py){_swapped_hint(left, right)}"
             )
     return tuple(result)
+
+
+def _swapped_hint(left: Shape, right: Shape) -> str:
+    """A hint when the last two axes are (a, b) in one shape and (b, a) in the other.
+
+    Such shapes never broadcast (a != b, neither is 1), and the usual cause is an
+    argument order: the tutorials' PositionalEncoding(d_model, dropout, max_len)
+    against sinusoidal_encoding(num_positions, d_model).
+    """
+    if len(left) < 2 or len(right) < 2:
+        return ""
+    a, b = left[-2:]
+    if right[-2:] != (b, a) or a == b or 1 in (a, b):
+        return ""
+    return (f"; the last two axes look swapped, {(a, b)} against {(b, a)} (note: "
+            f"sinusoidal_encoding takes num_positions first, then d_model)")
 
 
 def _check_shape(shape: Sequence[int], position: int) -> Shape:

@@ -102,6 +102,12 @@ def sinusoidal_encoding(num_positions: int, d_model: int, *, base: float = 10000
     """The table of PE(pos) for pos = 0 .. num_positions - 1: shape (num_positions, d_model).
 
     Row pos is `sinusoidal_position(pos, d_model, base=base)`. GPT-2's sizes: (1024, 768).
+
+    The arguments follow the shape: positions first. The tutorials'
+    `PositionalEncoding(d_model, dropout, max_len)` puts the width first. No
+    rule on the two numbers can tell a swapped call from a real one (a 16-token
+    text in a 4096-wide model is (16, 4096)), so nothing is refused here; a
+    swapped table shows when it is added, and `+` says the axes look swapped.
     """
     checked_size(num_positions, "num_positions")
     checked_size(d_model, "d_model")
@@ -125,8 +131,11 @@ class LearnedPositionalEmbedding:
     (4, 256)
 
     The rows are random until trained (this chapter never trains them), and
-    there is no row for position context_length or beyond: a learned table
-    cannot extrapolate, where the sinusoidal formula can.
+    there is no row for position context_length or beyond. The sinusoidal
+    formula can be evaluated at any position; whether a trained model makes
+    good use of positions it never saw is an empirical question, and the
+    ALiBi paper (Press et al., 2022) measured sinusoidal models degrading
+    on texts longer than they were trained on.
     """
 
     context_length: int
@@ -176,7 +185,9 @@ def relative_shift_matrix(k: int, d_model: int, *, base: float = 10000.0) -> Mat
 
     put the 2 x 2 block [[cos kw, sin kw], [-sin kw, cos kw]] on the diagonal
     of M_k, at rows and columns (2i, 2i+1); every other entry is 0. M_k does
-    not depend on pos: that is what lets attention learn relative offsets.
+    not depend on pos, so one matrix W_q W_k^T = M_k scores key j highest at
+    j = i - k for every query i: lesson 06 builds that head (whether training
+    finds it is another question).
     k may be negative (a shift back). d_model must be even: with an odd
     d_model the last sine column has no cosine partner to rotate with.
     """

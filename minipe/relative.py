@@ -11,7 +11,9 @@ Three published ways to make that term, from the simplest:
 
 1. ALiBi (Press et al., 2022): bias(i, j) = -m * (i - j), a fixed penalty
    growing with distance, with a different slope m for every head. Nothing
-   is learned, and it works unchanged past the training length.
+   is learned, and the bias is defined at any distance. Its paper measured
+   that models trained with it keep their perplexity on texts longer than
+   the training length, where sinusoidal and rotary positions degraded.
 2. T5's buckets (Raffel et al., 2020): one learned number per bucket of
    offsets - exact buckets for small distances, logarithmic ones up to
    max_distance, the last bucket for everything farther.

@@ -83,6 +83,7 @@ KEY_NUMBERS: dict[str, list[str]] = {
         "PE(0) = [0, 1, 0, 1]",
         f"{2 * math.pi * 1000:9.2f}",  # d_model = 8, i = 3: wavelength 2 pi * 1000
         f"{math.sqrt(100000):.2f}",  # base 100000, d_model = 4: denominator 100000^(1/2)
+        "PositionalEncoding(d_model, dropout, max_len)",  # the tutorials' order
     ],
     "05_learned_positions_and_broadcasting.py": [
         "token IDs: shape (8, 4)",  # lecture 001: batch 8, context 4
@@ -91,6 +92,11 @@ KEY_NUMBERS: dict[str, list[str]] = {
         "input embeddings: shape (8, 4, 256)",
         "for all 8 x 4 (b, t)? True",
         "axis -1 has 256 vs 255",
+        # the tutorials' argument order: (256, 4) is (4, 256) the other way round
+        "two axes look swapped, (4, 256) against (256, 4)",
+        "axis -2 has 4 vs 8",  # (8, 4, 256) + (8, 256): aligned right, 8 meets 4
+        "(8, 4, 256) + (8, 1, 256) -> (8, 4, 256)",  # the new axis of 1 is stretched to 4
+        "tokens[b][t] + vector[b] for all (b, t)? True",
         f"{50257 * 768:,}",  # GPT-2's token table
         f"{1024 * 768:,}",  # GPT-2's position table
         "shape (1024, 768)",
@@ -102,6 +108,13 @@ KEY_NUMBERS: dict[str, list[str]] = {
         f"{_sinusoid_dot(1, 64):7.4f}",
         f"{_sinusoid_dot(4, 64):7.4f}",
         f"{_sinusoid_dot(63, 64) / 32:6.3f}",
+        # cos is even: the token 1 before p = 10 scores as the token 1 after it
+        f"PE(10) . PE(11) = {_sinusoid_dot(1, 64):7.4f}   PE(10) . PE(9) = "
+        f"{_sinusoid_dot(1, 64):7.4f}",
+        # W_q W_k^T = M_2: score(i, j) = sum cos((j + 2 - i) w), highest at j = i - 2
+        f"peak key j for queries i = 2..11: {[i - 2 for i in range(2, 12)]}",
+        f"= {16 / 2 - _sinusoid_dot(1, 16):.4f}",  # the peak minus its neighbour (offset 1)
+        "sine-only code(0) = [" + " ".join(["0.0000"] * 8) + "]",  # sin 0 = 0
     ],
     "07_fixed_vs_learned.py": [
         "rows 0-3 unchanged when the table grows? True",
@@ -164,6 +177,20 @@ KEY_NUMBERS: dict[str, list[str]] = {
         "alibi       largest change in a weight: 0.0000",
         "context_length=4 rows (positions 0..3)",
         "a larger penalty: -2.5 at 5",  # -0.5 * (5 - 0)
+    ],
+    "13_inside_attention.py": [
+        f"Q K^T / sqrt(4): score(i, j) = q_i . k_j / {math.sqrt(4):g}",
+        # causal: row 0 keeps only its own score; the four later keys are -inf
+        "-inf    -inf    -inf    -inf]",
+        "scaled_dot_product_attention's scores are these? True",
+        f"score     -inf   exp = {math.exp(-math.inf):.4f}",  # exp(-inf) = 0
+        "softmax(row) agrees? True",
+        "the head's output row 2 agrees? True",
+        "causal=True)'s? True",  # the same seeds as the pipeline: token 0, head 0 + 2
+        "they agree? True",  # four terms, one score: the product distributes over x + p
+        "the same content-content term? True",  # 'a' is one ID, one row, at 0 and at 3
+        f"sqrt(d_model / 2) = {math.sqrt(512 / 2):.4f}",  # 16: each pair sin^2 + cos^2 = 1
+        f"those times sqrt(512) = {math.sqrt(512):.2f}",
     ],
 }
 

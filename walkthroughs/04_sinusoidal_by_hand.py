@@ -113,6 +113,30 @@ if __name__ == "__main__":
     lesson.save_figure("pe_curves.svg", curves(dims=(0, 1, 4, 8), num_positions=64, d_model=32))
     lesson.save_figure("pe_table.svg", pe_table(64, 32))
 
+# %% The exp/log form of the tutorials, and their argument order
+if __name__ == "__main__":
+    lesson.stage("The tutorials' form: exp(2i * -(ln 10000 / d_model)), multiplied")
+
+    # PyTorch's tutorial and the Annotated Transformer compute a frequency (they call
+    # it div_term) and multiply pos by it: exp(-x ln b) = b^(-x) = 1 / b^x.
+    log_form = [math.exp(2 * i * -(math.log(base) / big)) for i in range(big // 2)]
+    formula = [1 / base ** (2 * i / big) for i in range(big // 2)]
+    gap = max(abs(a - b) for a, b in zip(log_form, formula))
+    print(f"d_model = {big}: exp(2i * -(ln 10000 / {big})) vs 1 / 10000^(2i / {big}),")
+    print(f"   largest difference over the {big // 2} pairs: {gap:.1e}")  # rounding only
+    tutorial_table = Matrix([[f(pos * w) for w in log_form for f in (math.sin, math.cos)]
+                             for pos in range(100)])  # (100, 512), interleaved like theirs
+    table_gap = max(abs(a - b) for row_a, row_b in zip(tutorial_table,
+                                                        sinusoidal_encoding(100, big))
+                    for a, b in zip(row_a, row_b))
+    print(f"   and over a 100 x {big} table, against minipe's: {table_gap:.1e}")
+    print("The same numbers up to the last bits of rounding: one formula, two ways")
+    print("to write it. Mind the argument order: the tutorials build")
+    print("PositionalEncoding(d_model, dropout, max_len), width first; minipe's")
+    print("sinusoidal_encoding(num_positions, d_model) takes positions first, in the")
+    print("order of the table's shape (num_positions, d_model).")
+
+
 # %% What base 100000 (lecture 004) changes
 if __name__ == "__main__":
     lesson.stage("Lecture 004 writes base 100000: what changes")

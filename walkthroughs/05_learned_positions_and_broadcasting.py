@@ -15,8 +15,10 @@ import time
 from lesson import Lesson
 
 from minipe import (
+    Batch,
     Embedding,
     LearnedPositionalEmbedding,
+    Matrix,
     ShapeError,
     Tokenizer,
     allclose,
@@ -108,8 +110,39 @@ if __name__ == "__main__":
     except ShapeError as error:
         print("(8, 4, 256) + (6, 256) -> ShapeError:")
         print(textwrap.indent(textwrap.fill(str(error), width=76), "   "))
+    swapped = sinusoidal_encoding(d_model, context_length)  # the tutorials' order: (256, 4)
+    try:
+        token_embeddings + swapped  # (8, 4, 256) + (256, 4)
+    except ShapeError as error:
+        print("(8, 4, 256) + sinusoidal_encoding(256, 4) -> ShapeError:")
+        print(textwrap.indent(textwrap.fill(str(error), width=76), "   "))
     print("Added, not concatenated: the sum keeps d_model = 256, so nothing after")
     print("it changes size, and every dimension carries both what and where.")
+
+# %% A broadcast that needs a new axis
+if __name__ == "__main__":
+    lesson.stage("One vector per sequence: (8, 256) needs a new axis, (8, 1, 256)")
+
+    per_sequence = Embedding(batch_size, d_model, seed=3).weight  # (8, 256): row b for seq b
+    try:
+        token_embeddings + per_sequence  # (8, 4, 256) + (8, 256): 8 meets 4
+    except ShapeError as error:
+        print("(8, 4, 256) + (8, 256) -> ShapeError:")
+        print(textwrap.indent(textwrap.fill(str(error), width=76), "   "))
+    print("Aligned from the right, the 8 sequences meet the 4 tokens. Give the")
+    print("vectors an axis of size 1 where the tokens are: (8, 1, 256).")
+    with_axis = Batch([Matrix([row.tolist()]) for row in per_sequence])  # (8, 1, 256)
+    summed = token_embeddings + with_axis  # the 1 is stretched over the 4 tokens
+    print(f"{token_embeddings.shape} + {with_axis.shape} -> {summed.shape}")
+    every_token = all(
+        allclose(summed[b][t], token_embeddings[b][t] + per_sequence[b])
+        for b in range(batch_size) for t in range(context_length))
+    print(f"summed[b][t] == tokens[b][t] + vector[b] for all (b, t)? {every_token}")
+    print("NumPy writes v[:, None, :], PyTorch v.unsqueeze(1). Neither copies v to")
+    print("stretch it: NumPy's documentation says broadcasting makes no needless")
+    print("copies (np.broadcast_to returns a read-only view), and PyTorch's expand()")
+    print("gives the stretched axis a stride of 0. minipe's add walks the axes in")
+    print("Python; its result, like NumPy's, holds all 8 x 4 x 256 sums.")
 
 # %% GPT-2's sizes
 if __name__ == "__main__":

@@ -112,5 +112,9 @@ if __name__ == "__main__":
     print("               only distances 4 and 5 are new angles")
     far_bias = alibi_bias(6, 0.5)[5, 0]  # -0.5 * (5 - 0) = -2.5
     print(f"   alibi:      a new distance is just a larger penalty: {far_bias} at 5")
-    print("ALiBi's paper trains on short texts and tests on longer ones: the penalty")
-    print("keeps far tokens faint, so a longer text mostly adds keys of little weight.")
+    print("That each kind can be computed at 6 says nothing about how a trained")
+    print("model does there. That is measured: the ALiBi paper (Press et al., 2022)")
+    print("trained on short texts and tested on longer ones; sinusoidal and rotary")
+    print("models got worse past the training length, ALiBi's kept its perplexity.")
+    print("Position interpolation (Chen et al., 2023) exists because RoPE models")
+    print("falter past their training length: it squeezes new positions into it.")
