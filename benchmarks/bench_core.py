@@ -1,4 +1,4 @@
-"""How much does minipe's readability cost? Four jobs, each timed against a plain loop.
+"""How much does minipe's readability cost? Seven jobs, each timed against a plain loop.
 
 For each job this script times the minipe call and "the tightest plain-Python
 loop for the same job" (written below, on lists of lists, not imported from
@@ -10,6 +10,12 @@ for a slower algorithm.
     2. Matrix (32, 256) @ Matrix (256, 256) 8 sequences x 4 tokens through W_q
     3. SingleHeadAttention(64, 64) on a (128, 64) sequence
     4. Batch (8, 4, 256) + Matrix (4, 256)  lecture 001's broadcast of positions
+    5. Embedding lookup of an (8, 1024) batch of IDs, GPT-2's width 768
+    6. Matrix(rows) of a (1024, 768) list of lists: the checked constructor
+    7. alibi_bias(1024, 0.5): ALiBi's (1024, 1024) bias
+
+Jobs 5-7 check their input, as the library does; their baselines do the same
+checks, in the tightest plain Python for them (see each baseline's docstring).
 
 Before timing, each job checks that the library and the baseline give the same
 numbers (math.isclose, rel 1e-9, abs 1e-12) and stops with exit status 2 if
@@ -46,7 +52,7 @@ ABS_TOL = 1e-12
 
 
 class Sizes(NamedTuple):
-    """The problem sizes of the three jobs."""
+    """The problem sizes of the jobs."""
 
     positions: int  # sinusoidal table rows
     d_model: int  # sinusoidal table columns (even)
@@ -58,16 +64,25 @@ class Sizes(NamedTuple):
     batch: int  # the broadcast add: (batch, context, dim) + (context, dim)
     context: int
     dim: int
+    lookup_batch: int  # the lookup: (lookup_batch, lookup_length) IDs into a table
+    lookup_length: int
+    vocab: int  # the table: (vocab, dim_lookup)
+    dim_lookup: int
+    alibi_length: int  # alibi_bias(alibi_length, 0.5)
 
 
 FULL_SIZES = Sizes(positions=1024, d_model=768,
                    matmul_rows=32, matmul_inner=256, matmul_cols=256,
                    attention_seq=128, attention_dim=64,
-                   batch=8, context=4, dim=256)
+                   batch=8, context=4, dim=256,
+                   lookup_batch=8, lookup_length=1024, vocab=1000, dim_lookup=768,
+                   alibi_length=1024)
 QUICK_SIZES = Sizes(positions=64, d_model=64,
                     matmul_rows=8, matmul_inner=16, matmul_cols=16,
                     attention_seq=16, attention_dim=8,
-                    batch=2, context=3, dim=8)
+                    batch=2, context=3, dim=8,
+                    lookup_batch=2, lookup_length=16, vocab=10, dim_lookup=8,
+                    alibi_length=16)
 
 
 class Job(NamedTuple):
@@ -159,8 +174,54 @@ def baseline_broadcast_add(batch: list[Table], table: Table) -> list[Table]:
             for matrix in batch]
 
 
+def baseline_lookup(table: Table, batch_ids: list[list[int]]) -> list[Table]:
+    """Row ids[t] of the table for every t of every sequence, with the library's checks.
+
+    Checked as minipe checks them: every sequence a non-empty list of one length,
+    every ID an int (not a bool) in 0 .. len(table) - 1 - each sequence at once,
+    with C-level idioms (the set of the types, min and max).
+    """
+    size = len(table)
+    length = len(batch_ids[0])
+    for ids in batch_ids:
+        if type(ids) is not list or len(ids) != length or set(map(type, ids)) != {int} \
+                or min(ids) < 0 or max(ids) >= size:
+            raise ValueError("a bad ID")
+    return [[table[token_id] for token_id in ids] for ids in batch_ids]
+
+
+def baseline_checked_rows(rows: Table) -> tuple[tuple[float, ...], ...]:
+    """The rows, copied into tuples, with the checks of minipe's constructor.
+
+    Every row a list of the same length, every number a float (not an int or a
+    bool), none NaN: per row, a count of the floats (operator.countOf over the
+    types) and math.isnan of the sum - the tightest C-level idioms found.
+    """
+    width = len(rows[0])
+    checked = []
+    for row in rows:
+        if len(row) != width or operator.countOf(map(type, row), float) != width \
+                or math.isnan(sum(row)):
+            raise ValueError("a bad row")
+        checked.append(tuple(row))
+    return tuple(checked)
+
+
+def baseline_alibi(seq_len: int, slope: float) -> tuple[tuple[float, ...], ...]:
+    """ALiBi's causal bias -slope * (i - j), -inf above the diagonal, with the same checks.
+
+    The rows are built by slicing one list of penalties (the fastest way found),
+    then checked as minipe's constructor checks them (baseline_checked_rows).
+    """
+    if type(seq_len) is not int or seq_len < 1 or not 0 <= slope < math.inf:
+        raise ValueError("bad arguments")
+    penalty = [0.0 - slope * distance for distance in range(seq_len)]
+    rows = [penalty[i::-1] + [-math.inf] * (seq_len - 1 - i) for i in range(seq_len)]
+    return baseline_checked_rows(rows)
+
+
 # ---------------------------------------------------------------------------
-# The four jobs: inputs are built here, before anything is timed.
+# The jobs: inputs are built here, before anything is timed.
 # ---------------------------------------------------------------------------
 
 def random_table(rng: random.Random, rows: int, cols: int) -> Table:
@@ -239,6 +300,56 @@ def broadcast_add_job(sizes: Sizes) -> Job:
         library_table=lambda: flat((batch + table).tolist()),
         run_baseline=lambda: baseline_broadcast_add(token_embeddings, positions),
         baseline_table=lambda: flat(baseline_broadcast_add(token_embeddings, positions)),
+    )
+
+
+def lookup_job(sizes: Sizes) -> Job:
+    """Times Embedding(vocab, dim)(ids) for a batch of IDs against baseline_lookup."""
+    from minipe import Embedding
+
+    embedding = Embedding(sizes.vocab, sizes.dim_lookup, seed=0)
+    table = embedding.weight.tolist()  # the same rows, as plain lists
+    rng = random.Random(3)
+    batch_ids = [[rng.randrange(sizes.vocab) for _ in range(sizes.lookup_length)]
+                 for _ in range(sizes.lookup_batch)]
+
+    def flat(sequences: list[Table]) -> Table:
+        return [list(row) for sequence in sequences for row in sequence]  # for the check
+
+    return Job(
+        name=f"Embedding lookup ({sizes.lookup_batch}, {sizes.lookup_length}) IDs",
+        run_library=lambda: embedding(batch_ids),
+        library_table=lambda: flat(embedding(batch_ids).tolist()),
+        run_baseline=lambda: baseline_lookup(table, batch_ids),
+        baseline_table=lambda: flat(baseline_lookup(table, batch_ids)),
+    )
+
+
+def constructor_job(sizes: Sizes) -> Job:
+    """Times Matrix(rows) on a list of lists against baseline_checked_rows."""
+    from minipe import Matrix
+
+    rows = random_table(random.Random(4), sizes.positions, sizes.d_model)
+    return Job(
+        name=f"Matrix(rows), ({sizes.positions}, {sizes.d_model}) floats",
+        run_library=lambda: Matrix(rows),
+        library_table=lambda: Matrix(rows).tolist(),
+        run_baseline=lambda: baseline_checked_rows(rows),
+        baseline_table=lambda: [list(row) for row in baseline_checked_rows(rows)],
+    )
+
+
+def alibi_job(sizes: Sizes) -> Job:
+    """Times alibi_bias(n, 0.5) against baseline_alibi."""
+    from minipe import alibi_bias
+
+    n = sizes.alibi_length
+    return Job(
+        name=f"alibi_bias({n}, 0.5)",
+        run_library=lambda: alibi_bias(n, 0.5),
+        library_table=lambda: alibi_bias(n, 0.5).tolist(),
+        run_baseline=lambda: baseline_alibi(n, 0.5),
+        baseline_table=lambda: [list(row) for row in baseline_alibi(n, 0.5)],
     )
 
 
@@ -342,7 +453,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     repeats: int = arguments.repeats or (1 if arguments.quick else DEFAULT_REPEATS)
     load_minipe()
     jobs = [sinusoidal_job(sizes), matmul_job(sizes), attention_job(sizes),
-            broadcast_add_job(sizes)]
+            broadcast_add_job(sizes), lookup_job(sizes), constructor_job(sizes),
+            alibi_job(sizes)]
 
     for job in jobs:  # also the warm-up run of both sides
         problem = disagreement(job.library_table(), job.baseline_table())

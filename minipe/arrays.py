@@ -299,17 +299,17 @@ def _checked_rows(rows: object, what: str) -> tuple[tuple[float, ...], ...]:
     listed = list(rows)
     if not listed:
         raise ValueError(f"{what} has no rows; it needs at least one")
-    if set(map(type, listed)) == {Vector}:
-        numbers = tuple(map(_VALUES, listed))  # checked already
+    if operator.countOf(map(type, listed), Vector) == len(listed):
+        numbers = tuple(map(_VALUES, listed))  # Vectors: checked when they were built
     elif not _floats_only(listed):  # a closer look: ints become floats, a bad number is named
         numbers = tuple([checked_values(row, f"{what}[{i}]") for i, row in enumerate(listed)])
     else:
         numbers = tuple(map(tuple, listed))
     width = len(numbers[0])
-    for i, row in enumerate(numbers):
-        if len(row) != width:
-            raise ShapeError(f"ragged rows: {what}[0] has {width} values but {what}[{i}] "
-                             f"has {len(row)}; every row of a Matrix needs the same length")
+    if set(map(len, numbers)) != {width}:
+        i = next(i for i, row in enumerate(numbers) if len(row) != width)
+        raise ShapeError(f"ragged rows: {what}[0] has {width} values but {what}[{i}] "
+                         f"has {len(numbers[i])}; every row of a Matrix needs the same length")
     return numbers
 
 

@@ -37,7 +37,7 @@ from typing import Iterable
 
 from minipe.arrays import Matrix, Vector
 from minipe.broadcast import ShapeError
-from minipe.checks import checked_flag, checked_size
+from minipe.checks import check_attention_shapes, checked_flag, checked_size
 
 # ---------------------------------------------------------------------------
 # Softmax: scores -> weights that sum to 1
@@ -161,24 +161,11 @@ def _check_attention(q: Matrix, k: Matrix, v: Matrix, causal: bool, bias: object
         if not isinstance(value, Matrix):
             raise TypeError(f"{name} must be a Matrix (one row per token), "
                             f"got {type(value).__name__}")
-    (n_q, d_q), (n_k, d_k), (n_v, _) = q.shape, k.shape, v.shape
-    if d_q != d_k:
-        raise ShapeError(f"q has shape {q.shape} and k has shape {k.shape}: axis -1 (d_k) "
-                         f"has {d_q} vs {d_k}; each score is a dot product "
-                         f"q_i . k_j, so queries and keys need the same width")
-    if n_k != n_v:
-        raise ShapeError(f"k has shape {k.shape} and v has shape {v.shape}: axis 0 has "
-                         f"{n_k} vs {n_v}; every key needs its value")
-    if causal and n_q != n_k:
-        raise ShapeError(f"a causal mask needs as many queries as keys, got q {q.shape} "
-                         f"and k {k.shape}")
     if bias is not None and not isinstance(bias, Matrix):
-        raise TypeError(f"bias must be a Matrix of shape ({n_q}, {n_k}) - one number per "
+        raise TypeError(f"bias must be a Matrix of shape ({len(q)}, {len(k)}) - one number per "
                         f"query and key - or None, got {type(bias).__name__}")
-    if bias is not None and bias.shape != (n_q, n_k):
-        raise ShapeError(f"bias has shape {bias.shape} but the scores have shape "
-                         f"({n_q}, {n_k}) (queries, keys): B[i, j] is added to score(i, j), "
-                         f"so the two shapes must be equal")
+    check_attention_shapes(q.shape, k.shape, v.shape, causal,
+                           bias.shape if isinstance(bias, Matrix) else None)
 
 
 # ---------------------------------------------------------------------------

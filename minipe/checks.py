@@ -13,6 +13,7 @@ Not a chapter of the pipeline: the plumbing each chapter would otherwise repeat.
 from __future__ import annotations
 
 import math
+import operator
 from typing import Iterable, Sequence, TypeVar
 
 from minipe.broadcast import ShapeError
@@ -115,3 +116,45 @@ def checked_factor(value: object, factor: object, symbol: str) -> float:
     if symbol == "/" and number == 0.0:
         raise ZeroDivisionError(f"cannot divide a {name} by 0")
     return number
+
+
+def check_ids(ids: object, size: int, where: str, out_of_range: str) -> None:
+    """`ids` must be a non-empty list of int IDs in 0 .. size - 1; else a sentence
+    naming the first bad one, `out_of_range` saying what the range belongs to.
+
+    The usual list is checked whole, at C speed (how many IDs are ints, the
+    smallest and the largest); only one that fails is read ID by ID.
+    """
+    if isinstance(ids, (str, bytes)) or not isinstance(ids, (list, tuple)):
+        raise TypeError(f"{where} must be a list of int IDs (or, for a batch, a list of such "
+                        f"lists), got {type(ids).__name__}")
+    if not ids:
+        raise ValueError(f"{where} is empty; a lookup needs at least one ID")
+    if operator.countOf(map(type, ids), int) == len(ids) and 0 <= min(ids) and max(ids) < size:
+        return
+    for t, token_id in enumerate(ids):
+        if isinstance(token_id, bool) or not isinstance(token_id, int):
+            raise TypeError(f"{where}[{t}] must be an int ID, got {token_id!r}")
+        if not 0 <= token_id < size:
+            raise IndexError(f"{where}[{t}] = {token_id} {out_of_range} valid IDs are "
+                             f"0..{size - 1}"
+                             + (" (negative IDs do not wrap around)" if token_id < 0 else ""))
+
+
+def check_attention_shapes(q: tuple[int, int], k: tuple[int, int], v: tuple[int, int],
+                           causal: bool, bias: tuple[int, int] | None) -> None:
+    """Shapes that attention can combine: q (n_q, d_k), k (n_k, d_k), v (n_k, d_v),
+    a causal mask only with n_q == n_k, a bias of shape (n_q, n_k)."""
+    if q[1] != k[1]:
+        raise ShapeError(f"q has shape {q} and k has shape {k}: axis -1 (d_k) has {q[1]} vs "
+                         f"{k[1]}; each score is a dot product q_i . k_j, so queries and "
+                         f"keys need the same width")
+    if k[0] != v[0]:
+        raise ShapeError(f"k has shape {k} and v has shape {v}: axis 0 has {k[0]} vs {v[0]}; "
+                         f"every key needs its value")
+    if causal and q[0] != k[0]:
+        raise ShapeError(f"a causal mask needs as many queries as keys, got q {q} and k {k}")
+    if bias is not None and bias != (q[0], k[0]):
+        raise ShapeError(f"bias has shape {bias} but the scores have shape ({q[0]}, {k[0]}) "
+                         f"(queries, keys): B[i, j] is added to score(i, j), so the two "
+                         f"shapes must be equal")

@@ -32,7 +32,7 @@ from typing import Sequence, cast, overload
 from minipe.arrays import Matrix, Vector
 from minipe.batch import Batch
 from minipe.broadcast import ShapeError
-from minipe.checks import checked_size
+from minipe.checks import check_ids, checked_size
 
 
 @dataclass(frozen=True, repr=False)
@@ -77,46 +77,18 @@ class Embedding:
 
 
 def _checked_ids(ids: object, num_embeddings: int) -> str:
-    """"batch" for a list of lists of IDs, "sequence" for one list, or an error.
+    """"batch" for a list of lists of IDs, "sequence" for one list, or a sentence.
 
     Every ID must be an int in 0 .. num_embeddings - 1, and a batch's sequences
-    must have one length. Each sequence is checked whole, at C speed (the
-    types of its IDs, their smallest and largest); only a failure is read ID
-    by ID, to name the first bad one.
+    must have one length.
     """
-    if isinstance(ids, (str, bytes)) or not isinstance(ids, (list, tuple)) or not ids:
-        raise _not_a_list(ids, "ids")
-    batch = isinstance(ids[0], (list, tuple))
-    sequences: Sequence[object] = ids if batch else [ids]
-    length = len(ids[0]) if batch else len(ids)  # every sequence needs this many IDs
-    for b, sequence in enumerate(sequences):
-        where = f"ids[{b}]" if batch else "ids"
-        if isinstance(sequence, (str, bytes)) or not isinstance(sequence, (list, tuple)) \
-                or not sequence:
-            raise _not_a_list(sequence, where)
-        if len(sequence) != length:
-            raise ShapeError(f"every sequence in a batch needs the same length: ids[0] has "
-                             f"{length} IDs but ids[{b}] has {len(sequence)}")
-        if set(map(type, sequence)) != {int}:
-            _name_the_bad_id(sequence, where, num_embeddings)
-        if min(sequence) < 0 or max(sequence) >= num_embeddings:
-            _name_the_bad_id(sequence, where, num_embeddings)
-    return "batch" if batch else "sequence"
-
-
-def _not_a_list(ids: object, where: str) -> Exception:
-    if isinstance(ids, (list, tuple)):  # an empty list
-        return ValueError(f"{where} is empty; a lookup needs at least one ID")
-    return TypeError(f"{where} must be a list of int IDs (or, for a batch, a list of such "
-                     f"lists), got {type(ids).__name__}")
-
-
-def _name_the_bad_id(sequence: Sequence[object], where: str, num_embeddings: int) -> None:
-    for t, token_id in enumerate(sequence):
-        if isinstance(token_id, bool) or not isinstance(token_id, int):
-            raise TypeError(f"{where}[{t}] must be an int ID, got {token_id!r}")
-        if not 0 <= token_id < num_embeddings:
-            raise IndexError(
-                f"{where}[{t}] = {token_id} is out of range: this table has num_embeddings="
-                f"{num_embeddings} rows, so valid IDs are 0..{num_embeddings - 1}"
-                + (" (negative IDs do not wrap around)" if token_id < 0 else ""))
+    out_of_range = f"is out of range: this table has num_embeddings={num_embeddings} rows, so"
+    if isinstance(ids, (list, tuple)) and ids and isinstance(ids[0], (list, tuple)):
+        for b, sequence in enumerate(ids):
+            check_ids(sequence, num_embeddings, f"ids[{b}]", out_of_range)
+            if len(sequence) != len(ids[0]):
+                raise ShapeError(f"every sequence in a batch needs the same length: ids[0] has "
+                                 f"{len(ids[0])} IDs but ids[{b}] has {len(sequence)}")
+        return "batch"
+    check_ids(ids, num_embeddings, "ids", out_of_range)
+    return "sequence"

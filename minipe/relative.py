@@ -97,12 +97,12 @@ def alibi_bias(seq_len: int, slope: float, *, causal: bool = True) -> Matrix:
         raise ValueError(f"slope must be a finite number >= 0 (alibi_slopes gives one per "
                          f"head, e.g. 0.5), got {slope}")
     checked_flag(causal, "causal")
+    penalty = [0.0 - slope * distance for distance in range(seq_len)]  # 0.0 - ...: no -0.0
     rows = []
     for i in range(seq_len):
-        row = [0.0 - slope * abs(i - j) for j in range(seq_len)]  # -slope * |i - j|; no -0.0
-        if causal:
-            row[i + 1:] = [-math.inf] * (seq_len - 1 - i)  # keys after query i: masked
-        rows.append(row)
+        before = penalty[i::-1]  # keys j = 0 .. i, at distances |i - j| = i .. 0
+        after = [-math.inf] * (seq_len - 1 - i) if causal else penalty[1:seq_len - i]
+        rows.append(before + after)  # row i: -slope * |i - j| for every key j (or the mask)
     return Matrix(rows)  # (seq_len, seq_len)
 
 

@@ -26,6 +26,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from minipe.checks import check_ids
+
 UNKNOWN = "<|unk|>"
 END_OF_TEXT = "<|endoftext|>"
 
@@ -105,7 +107,10 @@ class Tokenizer:
         The words come back exactly; the spacing is a best guess, since
         tokenize() threw the spaces away ("a , b" and "a, b" encode alike).
         """
-        _check_ids(ids, self.vocab_size)
+        if isinstance(ids, (str, bytes)) or not isinstance(ids, (list, tuple)):
+            raise TypeError(f"decode needs a list of int IDs, got {type(ids).__name__}")
+        if ids:
+            check_ids(ids, self.vocab_size, "ids", "is not in the vocabulary:")
         text = " ".join([self.tokens[token_id] for token_id in ids])
         text = _NO_SPACE_BEFORE.sub(r"\1", text)
         text = _NO_SPACE_AFTER.sub(r"\1", text)
@@ -131,16 +136,3 @@ def _checked_vocabulary(tokens: object) -> tuple[str, ...]:
                                  f"tokenize(), which gives {tokenize(token)}; use lower-case "
                                  f"words and single punctuation marks")
     return tuple(tokens)
-
-
-def _check_ids(ids: object, vocab_size: int) -> None:
-    """IDs must be ints in 0 .. vocab_size - 1; the first bad one is named."""
-    if isinstance(ids, (str, bytes)) or not isinstance(ids, (list, tuple)):
-        raise TypeError(f"decode needs a list of int IDs, got {type(ids).__name__}")
-    if not ids or set(map(type, ids)) != {int} or not 0 <= min(ids) <= max(ids) < vocab_size:
-        for position, token_id in enumerate(ids):
-            if isinstance(token_id, bool) or not isinstance(token_id, int):
-                raise TypeError(f"ids[{position}] must be an int, got {token_id!r}")
-            if not 0 <= token_id < vocab_size:
-                raise IndexError(f"ids[{position}] = {token_id} is not in the vocabulary: "
-                                 f"valid IDs are 0..{vocab_size - 1}")

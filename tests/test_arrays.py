@@ -1,4 +1,4 @@
-"""Chapter 2: Vector, Matrix, Batch - values worked by hand."""
+"""Appendix A: Vector, Matrix, Batch - values worked by hand."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Chapter 6: softmax and attention, checked by hand and against a loop-by-loop version."""
+"""Chapter 4: softmax and attention, checked by hand and against a loop-by-loop version."""
 
 from __future__ import annotations
 

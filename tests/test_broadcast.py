@@ -1,4 +1,4 @@
-"""Chapter 1: NumPy's broadcasting rule.
+"""Appendix B: NumPy's broadcasting rule.
 
 The expected shapes are the examples of NumPy's broadcasting documentation
 (plus lecture 001's (8, 4, 256) + (4, 256)); test_reference.py checks many of

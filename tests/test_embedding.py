@@ -1,4 +1,4 @@
-"""Chapter 4: the embedding lookup table."""
+"""Chapter 2: the embedding lookup table."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ ALLOWED_IMPORTS = {
     "arrays": {"broadcast", "checks", "display"},  # appendix A: Vector, Matrix
     "batch": {"arrays", "broadcast", "checks", "display"},  # appendix A, part 2: Batch
     # the chapters, in reading order: each imports only earlier ones and the above
-    "tokenizer": set(),
+    "tokenizer": {"checks"},
     "embedding": {"arrays", "batch", "broadcast", "checks"},
     "positional": {"arrays", "checks", "embedding"},
     "attention": {"arrays", "broadcast", "checks"},

@@ -1,4 +1,4 @@
-"""Chapter 9: run(text) -> Trace, and python -m minipe."""
+"""Chapter 7: run(text) -> Trace, and python -m minipe."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Chapter 5: positional encodings, checked against lecture 003's hand-worked numbers
+"""Chapter 3: positional encodings, checked against lecture 003's hand-worked numbers
 and against a second, naive implementation of the paper's formula."""
 
 from __future__ import annotations

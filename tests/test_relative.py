@@ -1,4 +1,4 @@
-"""Chapter 8: relative positions - ALiBi, T5 buckets, Shaw et al.'s clipped offsets -
+"""Chapter 6: relative positions - ALiBi, T5 buckets, Shaw et al.'s clipped offsets -
 checked against the issue's numbers, hand calculation, and second implementations
 written the way the papers' own code writes them."""
 

@@ -1,4 +1,4 @@
-"""Chapter 7: RoPE, checked against the issue's worked numbers and two second
+"""Chapter 5: RoPE, checked against the issue's worked numbers and two second
 implementations - Meta's complex-number form and Hugging Face's rotate_half form."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Chapter 3: text -> tokens -> IDs and back."""
+"""Chapter 1: text -> tokens -> IDs and back."""
 
 from __future__ import annotations
 
