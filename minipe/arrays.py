@@ -118,8 +118,7 @@ class Vector:
     def __add__(self, other: Number | Array) -> Array:
         if has_three_axes(other):
             return NotImplemented  # a Batch answers, in Batch.__radd__
-        numbers = broadcast(operator.add, self, other, "add")
-        return Matrix(numbers) if isinstance(other, Matrix) else Vector(numbers)
+        return _vector_and(operator.add, self, other, "add")
 
     @overload
     def __sub__(self, other: Number | Vector) -> Vector: ...
@@ -128,8 +127,7 @@ class Vector:
     def __sub__(self, other: Number | Array) -> Array:
         if has_three_axes(other):
             return NotImplemented  # a Batch answers, in Batch.__rsub__
-        numbers = broadcast(operator.sub, self, other, "subtract")
-        return Matrix(numbers) if isinstance(other, Matrix) else Vector(numbers)
+        return _vector_and(operator.sub, self, other, "subtract")
 
     def __radd__(self, number: Number) -> Vector:
         return self + number  # number + v: addition commutes
@@ -347,6 +345,13 @@ def broadcast(op: Callable[[float, float], float], a: object, b: object, verb: s
     a_numbers, a_shape = nested(a, verb)
     b_numbers, b_shape = nested(b, verb)
     return broadcast_elementwise(op, a_numbers, a_shape, b_numbers, b_shape, verb=verb)
+
+
+def _vector_and(op: Callable[[float, float], float], vector: Vector, other: object,
+                verb: str) -> Array:
+    """vector + other or vector - other: a Matrix if other is one, else a Vector."""
+    numbers = broadcast(op, vector, other, verb)
+    return Matrix(numbers) if isinstance(other, Matrix) else Vector(numbers)
 
 
 def has_three_axes(value: object) -> bool:

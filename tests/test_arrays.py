@@ -294,3 +294,29 @@ def test_format_matrix_labels() -> None:
         format_matrix(Matrix([[1, 2]]), "ab")
     with pytest.raises(ShapeError, match="format_matrix got 2 row labels for 1 rows"):
         format_matrix(Matrix([[1, 2]]), ["a", "b"])
+
+
+def test_the_types_of_arithmetic_follow_the_shapes() -> None:
+    """The annotations are checked by mypy --strict (tests/test_types.py): it knows the type
+    of `token_embeddings + position_encodings`. The asserts check the objects themselves."""
+    v = Vector([1, 2])
+    m = Matrix([[1, 2], [3, 4]])
+    b = Batch([m, m])
+    vector_plus_vector: Vector = v + v
+    matrix_plus_vector: Matrix = m + v
+    vector_plus_matrix: Matrix = v + m
+    batch_plus_matrix: Batch = b + m
+    matrix_plus_batch: Batch = m + b  # Matrix + Batch: Batch.__radd__ answers
+    vector_minus_batch: Batch = v - b
+    matrix_times_matrix: Matrix = m @ m
+    matrix_times_vector: Vector = m @ v
+    scaled: Matrix = 2 * m / 4 - 1
+    negated: Batch = -b
+    assert type(vector_plus_vector) is Vector and vector_plus_vector.tolist() == [2.0, 4.0]
+    assert type(matrix_plus_vector) is Matrix and matrix_plus_vector == vector_plus_matrix
+    assert type(batch_plus_matrix) is Batch and batch_plus_matrix == matrix_plus_batch
+    assert vector_minus_batch.tolist() == [[[0.0, 0.0], [-2.0, -2.0]]] * 2  # v - row, per row
+    assert matrix_times_matrix.tolist() == [[7.0, 10.0], [15.0, 22.0]]  # worked by hand
+    assert matrix_times_vector.tolist() == [5.0, 11.0]  # [1 + 4, 3 + 8]
+    assert scaled.tolist() == [[-0.5, 0.0], [0.5, 1.0]]  # 2 * x / 4 - 1
+    assert negated.tolist() == [[[-1.0, -2.0], [-3.0, -4.0]]] * 2
