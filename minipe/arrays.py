@@ -39,8 +39,7 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import dataclass
-from itertools import chain
-from typing import Any, Callable, Iterable, Iterator, Union, overload
+from typing import Callable, Iterable, Iterator, Union, overload
 
 from minipe.broadcast import Nested, ShapeError, broadcast_elementwise
 from minipe.checks import (
@@ -48,6 +47,7 @@ from minipe.checks import (
     checked_index,
     checked_number,
     checked_size,
+    checked_rows,
     checked_values,
     matmul_message,
     non_empty_slice,
@@ -55,7 +55,6 @@ from minipe.checks import (
 from minipe.display import format_matrix, format_number, grid_line, short_list
 
 Number = Union[int, float]
-_VALUES = operator.attrgetter("values")  # a Vector's tuple of floats, for map()
 _SHAPE = operator.attrgetter("shape")
 
 
@@ -172,7 +171,7 @@ class Matrix:
     rows: tuple[tuple[float, ...], ...]
 
     def __init__(self, rows: Iterable[Vector | Iterable[Number]]) -> None:
-        object.__setattr__(self, "rows", _checked_rows(rows, "Matrix rows"))
+        object.__setattr__(self, "rows", checked_rows(rows, "Matrix rows", Vector))
 
     @classmethod
     def zeros(cls, rows: int, cols: int) -> Matrix:
@@ -284,41 +283,6 @@ Array = Union[Vector, Matrix]
 # ---------------------------------------------------------------------------
 # What the constructors check, and what the operators share.
 # ---------------------------------------------------------------------------
-
-def _checked_rows(rows: object, what: str) -> tuple[tuple[float, ...], ...]:
-    """The rows as tuples of floats, all of one length; a sentence naming a bad one otherwise.
-
-    Rows that are Vectors were checked when they were built. Others are looked
-    at whole, at C speed: how many of all their numbers are floats, and the
-    sum, NaN if any number is. Only rows that fail that are read one by one.
-    """
-    if isinstance(rows, (str, bytes)) or not isinstance(rows, Iterable):
-        raise TypeError(f"{what} must be a list of rows, got {type(rows).__name__}")
-    listed = list(rows)
-    if not listed:
-        raise ValueError(f"{what} has no rows; it needs at least one")
-    if operator.countOf(map(type, listed), Vector) == len(listed):
-        numbers = tuple(map(_VALUES, listed))  # Vectors: checked when they were built
-    elif not _floats_only(listed):  # a closer look: ints become floats, a bad number is named
-        numbers = tuple([checked_values(row, f"{what}[{i}]") for i, row in enumerate(listed)])
-    else:
-        numbers = tuple(map(tuple, listed))
-    width = len(numbers[0])
-    if set(map(len, numbers)) != {width}:
-        i = next(i for i, row in enumerate(numbers) if len(row) != width)
-        raise ShapeError(f"ragged rows: {what}[0] has {width} values but {what}[{i}] "
-                         f"has {len(numbers[i])}; every row of a Matrix needs the same length")
-    return numbers
-
-
-def _floats_only(rows: list[Any]) -> bool:
-    """True if every row is a list or tuple of floats, none of them NaN."""
-    if set(map(type, rows)) - {list, tuple}:
-        return False
-    count = sum(map(len, rows))  # how many numbers there are
-    floats = operator.countOf(map(type, chain.from_iterable(rows)), float)
-    return 0 < count == floats and not math.isnan(sum(map(sum, rows)))
-
 
 def nested(value: object, verb: str) -> tuple[Nested, tuple[int, ...]]:
     """The numbers of an operand of + or - as nested tuples, with its shape.

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Union
+from typing import Any, Iterable, Iterator, Union
 
 from minipe.arrays import Matrix, Number, Vector, broadcast, has_three_axes, nested
 from minipe.broadcast import ShapeError

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Iterable, Sequence, TypeVar
+from itertools import chain
+from typing import Any, Iterable, Sequence, TypeVar
 
 from minipe.broadcast import ShapeError
 
@@ -87,6 +88,7 @@ def checked_index(index: object, size: int, what: str) -> int:
 
 
 Item = TypeVar("Item")
+_VALUES = operator.attrgetter("values")  # a Vector's tuple of floats
 
 
 def non_empty_slice(items: Sequence[Item], index: slice, size: int, what: str) -> Sequence[Item]:
@@ -158,3 +160,38 @@ def check_attention_shapes(q: tuple[int, int], k: tuple[int, int], v: tuple[int,
         raise ShapeError(f"bias has shape {bias} but the scores have shape ({q[0]}, {k[0]}) "
                          f"(queries, keys): B[i, j] is added to score(i, j), so the two "
                          f"shapes must be equal")
+
+
+def checked_rows(rows: object, what: str, vector: type) -> tuple[tuple[float, ...], ...]:
+    """The rows as tuples of floats, all of one length; a sentence naming a bad one otherwise.
+
+    Rows that are Vectors (the class `vector`) were checked when they were built. Others are looked
+    at whole, at C speed: how many of all their numbers are floats, and the
+    sum, NaN if any number is. Only rows that fail that are read one by one.
+    """
+    if isinstance(rows, (str, bytes)) or not isinstance(rows, Iterable):
+        raise TypeError(f"{what} must be a list of rows, got {type(rows).__name__}")
+    listed = list(rows)
+    if not listed:
+        raise ValueError(f"{what} has no rows; it needs at least one")
+    if operator.countOf(map(type, listed), vector) == len(listed):
+        numbers = tuple(map(_VALUES, listed))  # Vectors: checked when they were built
+    elif not _floats_only(listed):  # a closer look: ints become floats, a bad number is named
+        numbers = tuple([checked_values(row, f"{what}[{i}]") for i, row in enumerate(listed)])
+    else:
+        numbers = tuple(map(tuple, listed))
+    width = len(numbers[0])
+    if set(map(len, numbers)) != {width}:
+        i = next(i for i, row in enumerate(numbers) if len(row) != width)
+        raise ShapeError(f"ragged rows: {what}[0] has {width} values but {what}[{i}] "
+                         f"has {len(numbers[i])}; every row of a Matrix needs the same length")
+    return numbers
+
+
+def _floats_only(rows: list[Any]) -> bool:
+    """True if every row is a list or tuple of floats, none of them NaN."""
+    if set(map(type, rows)) - {list, tuple}:
+        return False
+    count = sum(map(len, rows))  # how many numbers there are
+    floats = operator.countOf(map(type, chain.from_iterable(rows)), float)
+    return 0 < count == floats and not math.isnan(sum(map(sum, rows)))

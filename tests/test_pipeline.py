@@ -14,7 +14,6 @@ from minipe import (
     Embedding,
     Matrix,
     RotaryAttention,
-    SingleHeadAttention,
     Trace,
     alibi_slopes,
     allclose,
