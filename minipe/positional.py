@@ -71,7 +71,7 @@ def _sinusoids(positions: range, d_model: int, base: float) -> Matrix:
     denominators = _denominators(d_model, base)  # base**(2i / d_model), once per table
     sin, cos = math.sin, math.cos
     rows = []
-    for pos in positions:
+    for pos in map(float, positions):  # pos as a float: one conversion, not one per pair
         row = []
         for denominator in denominators:
             angle = pos / denominator  # pos / base**(2i / d_model)
