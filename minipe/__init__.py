@@ -16,7 +16,8 @@ Read the chapters in this order (each is one module):
 
 The chapters stand on two appendices, to read when curiosity calls:
 
-    A arrays.py      Vector, Matrix, Batch: immutable, with typed arithmetic
+    A arrays.py      Vector, Matrix: immutable, built one way, with typed arithmetic
+      batch.py       Batch, a stack of sequences; add, subtract, allclose
     B broadcast.py   the broadcasting rule: (8, 4, 256) + (4, 256)
 
 Importing minipe does nothing but define these names; it does not import plot.

@@ -27,3 +27,21 @@ def test_bench_walkthroughs_times_every_lesson() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     for lesson in (ROOT / "walkthroughs").glob("[0-9][0-9]_*.py"):
         assert lesson.name in done.stdout
+
+
+def test_bench_steps_reaches_every_landmark() -> None:
+    # --strict exits 1 if a landmark line is never reached: a renamed line would show here
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_steps.py"),
+                           "--strict", "--guards"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "not reached" not in done.stdout
+    for chapter in ["tokenizer.py", "attention.py", "pipeline.py"]:
+        assert chapter in done.stdout
+
+
+def test_bench_printing_quick_runs() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_printing.py"),
+                           "--quick"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "print(trace)" in done.stdout
