@@ -55,7 +55,6 @@ from minipe.checks import (
 from minipe.display import format_matrix, format_number, grid_line, short_list
 
 Number = Union[int, float]
-_SHAPE = operator.attrgetter("shape")
 
 
 @dataclass(frozen=True, repr=False)
