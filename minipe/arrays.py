@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import math
 import operator
+from math import isnan
+from operator import countOf
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Union, overload
 
@@ -70,8 +72,8 @@ class Vector:
 
     def __init__(self, values: Iterable[Number]) -> None:
         numbers = tuple(values) if isinstance(values, (list, tuple, Vector)) else ()
-        if not numbers or operator.countOf(map(type, numbers), float) != len(numbers) \
-                or math.isnan(sum(numbers)):  # a quick look: floats only, none of them NaN
+        floats = countOf(map(type, numbers), float)  # a quick look: how many are floats ...
+        if not 0 < floats == len(numbers) or isnan(sum(numbers)):  # ... and is one NaN?
             numbers = checked_values(values, "Vector values")  # a closer one: names the culprit
         object.__setattr__(self, "values", numbers)
 

@@ -165,9 +165,10 @@ def check_attention_shapes(q: tuple[int, int], k: tuple[int, int], v: tuple[int,
 def checked_rows(rows: object, what: str, vector: type) -> tuple[tuple[float, ...], ...]:
     """The rows as tuples of floats, all of one length; a sentence naming a bad one otherwise.
 
-    Rows that are Vectors (the class `vector`) were checked when they were built. Others are looked
-    at whole, at C speed: how many of all their numbers are floats, and the
-    sum, NaN if any number is. Only rows that fail that are read one by one.
+    Rows that are Vectors (the class `vector`) were checked when they were
+    built. Others are looked at whole, at C speed: how many of all their
+    numbers are floats, and the sum, NaN if any number is. Only rows that fail
+    that are read one by one.
     """
     if isinstance(rows, (str, bytes)) or not isinstance(rows, Iterable):
         raise TypeError(f"{what} must be a list of rows, got {type(rows).__name__}")
