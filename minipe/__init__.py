@@ -36,6 +36,7 @@ from minipe.attention import (
 from minipe.broadcast import ShapeError, broadcast_shapes
 from minipe.display import format_matrix
 from minipe.embedding import Embedding
+from minipe.lab import TASKS, TrainingResult, accuracy, task_batch, train
 from minipe.pipeline import Trace, run
 from minipe.positional import (
     LearnedPositionalEmbedding,
@@ -54,9 +55,11 @@ from minipe.relative import (
 )
 from minipe.rotary import RotaryAttention, apply_rotary, rotary_pairs
 from minipe.tokenizer import Tokenizer
+from minipe.training import Backprop, TinyModel
 
 __all__ = [
     "AttentionResult",
+    "Backprop",
     "Batch",
     "Embedding",
     "LearnedPositionalEmbedding",
@@ -65,9 +68,13 @@ __all__ = [
     "RotaryAttention",
     "ShapeError",
     "SingleHeadAttention",
+    "TASKS",
+    "TinyModel",
     "Tokenizer",
     "Trace",
+    "TrainingResult",
     "Vector",
+    "accuracy",
     "add",
     "alibi_bias",
     "alibi_slopes",
@@ -89,4 +96,6 @@ __all__ = [
     "softmax_naive",
     "subtract",
     "t5_relative_bucket",
+    "task_batch",
+    "train",
 ]

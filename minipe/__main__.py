@@ -6,6 +6,7 @@
     python -m minipe "A dog bites a man" --positions none --causal   # the mask leaks it
     python -m minipe --positions rope      # rotate q and k; add nothing
     python -m minipe --positions alibi     # a distance penalty on the scores
+    python -m minipe train --positions rope   # chapter 9: the same as python -m minipe.train
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Show how a transformer gets its input: text -> tokens -> token IDs "
         "-> token embeddings -> + position encodings -> input embeddings -> attention. "
         "Every stage is printed with its shape and its first and last numbers.",
+        epilog="`python -m minipe train ...` (or `minipe train ...`) trains a small model "
+        "instead: see `python -m minipe.train --help`.",
     )
     parser.add_argument("text", nargs="?", default=DEFAULT_TEXT,
                         help=f"the text to run (default: {DEFAULT_TEXT!r}); its own words "
@@ -46,6 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["train"]:  # `minipe train ...`, once installed: the training command
+        from minipe.train import main as train_main
+        return train_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -32,7 +32,12 @@ ALLOWED_IMPORTS = {
     "relative": {"arrays", "batch", "broadcast", "checks", "embedding"},
     "pipeline": {"arrays", "checks", "display", "tokenizer", "embedding", "positional",
                  "attention", "rotary", "relative"},
-    "__main__": {"pipeline"},
+    "__main__": {"pipeline", "train"},
+    # chapter 9, training: backpropagation written out, then the lab and its command
+    "training": {"arrays", "checks", "attention", "embedding", "positional", "rotary",
+                 "relative"},
+    "lab": {"arrays", "checks", "training"},
+    "train": {"lab", "training"},
     # chapter 8, the pictures: a package of small modules (minipe/plot/)
     "plot.table": {"broadcast", "checks", "arrays"},
     "plot.colors": set(),

@@ -1,0 +1,195 @@
+"""Chapter 9, part 2 - the lab: tasks that need positions, Adam, and `train`.
+
+Three tasks, each a seeded generator of (inputs, targets) batches:
+
+    "previous-token"   the target at position i is the token at i - 1
+                       (position 0 has none: its target is -100, skipped)
+    "copy-back"        the target at i is the token at i - k, for i >= k
+    "who-bites-whom"   "a man bites a dog who?": the target, at "who?", is the
+                       subject. Lecture 000's sentence and its kin.
+
+Without positions, attention sees a sequence as a bag of tokens: "a man
+bites a dog who?" and "a dog bites a man who?" hold the same bag, so the
+model's answer at "who?" is the same for both, and at most one is right.
+Training cannot help it; the lessons show by how much positions do.
+
+Training repeats one step: `loss_and_gradients` on a fresh batch (chapter 9,
+minipe/training.py), then Adam (Kingma & Ba, 2015), which moves each number
+by about the learning rate, whatever the scale of its gradient:
+
+    m = beta1 m + (1 - beta1) g            a running mean of the gradient
+    v = beta2 v + (1 - beta2) g^2          and of its square
+    W = W - lr * m_hat / (sqrt(v_hat) + eps),  m_hat = m / (1 - beta1^t), likewise v
+
+Plain SGD (W = W - lr g) also learns these tasks, but needs a learning rate
+tuned to each kind of position; Adam's one default serves all five.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from typing import Callable
+
+from minipe.arrays import Matrix
+from minipe.checks import checked_number, checked_size
+from minipe.training import IGNORE, TinyModel
+
+TASKS = ("previous-token", "copy-back", "who-bites-whom")
+NOUNS = ("man", "dog", "cat", "fox")
+VERBS = ("bites", "sees", "chases")
+WORDS = ("a",) + NOUNS + VERBS + ("who?",)  # who-bites-whom's vocabulary: ID = index
+SENTENCE_LENGTH = 6  # a man bites a dog who?
+BETA1, BETA2, EPS = 0.9, 0.999, 1e-8  # Adam's usual constants
+
+
+@dataclass(frozen=True)
+class TrainingResult:
+    """What `train` returns: the trained model and the loss of every step."""
+
+    model: TinyModel
+    losses: tuple[float, ...]
+    task: str
+    seq_len: int  # T, the length of every training sequence
+
+    def __repr__(self) -> str:
+        return (f"TrainingResult({self.model!r}, task={self.task!r}, steps={len(self.losses)}, "
+                f"loss {self.losses[0]:.4g} -> {self.losses[-1]:.4g})")
+
+
+def task_batch(task: str, vocab_size: int, seq_len: int, batch_size: int, *,
+               seed: int = 0, k: int = 2) -> tuple[list[list[int]], list[list[int]]]:
+    """batch_size sequences of the task, and their targets (-100 where there is none).
+
+    >>> task_batch("previous-token", vocab_size=5, seq_len=6, batch_size=1, seed=0)
+    ([[3, 3, 0, 2, 1, 2]], [[-100, 3, 3, 0, 2, 1]])
+    """
+    _check_task(task, vocab_size, seq_len, k)
+    checked_size(batch_size, "batch_size")
+    checked_size(seed, "seed", minimum=0)
+    return _make_batch(task, vocab_size, seq_len, batch_size, random.Random(seed), k)
+
+
+def _make_batch(task: str, vocab_size: int, seq_len: int, batch_size: int,
+                rng: random.Random, k: int) -> tuple[list[list[int]], list[list[int]]]:
+    inputs, targets = [], []
+    for _ in range(batch_size):
+        if task == "who-bites-whom":
+            subject, object_ = rng.sample(range(1, 1 + len(NOUNS)), 2)  # two different nouns
+            verb = rng.randrange(1 + len(NOUNS), 1 + len(NOUNS) + len(VERBS))
+            ids = [0, subject, verb, 0, object_, len(WORDS) - 1]  # a S V a O who?
+            wanted = [IGNORE] * 5 + [subject]  # only "who?" is asked: the subject
+        else:
+            back = 1 if task == "previous-token" else k  # the target at i is the token at i - back
+            ids = [rng.randrange(vocab_size) for _ in range(seq_len)]
+            wanted = [IGNORE] * back + ids[:seq_len - back]
+        inputs.append(ids)
+        targets.append(wanted)
+    return inputs, targets
+
+
+def train(model: TinyModel, task: str, *, steps: int = 300, batch_size: int = 8,
+          learning_rate: float = 0.05, seed: int = 0, seq_len: int | None = None,
+          k: int = 2, on_step: Callable[[int, float], object] | None = None
+          ) -> TrainingResult:
+    """Train a copy of `model` on `task` with Adam; every batch is new, drawn from `seed`.
+
+    seq_len is T, the training length: the model's context_length unless
+    given (who-bites-whom's sentences always have 6 tokens). k is copy-back's
+    distance. on_step(step, loss), if given, is called after every step
+    (the command `python -m minipe.train` draws its progress bar with it).
+    The same arguments give the same model, on any machine.
+    """
+    if not isinstance(model, TinyModel):
+        raise TypeError(f"model must be a TinyModel, got {type(model).__name__}")
+    T = _checked_seq_len(task, seq_len, model)
+    _check_task(task, model.vocab_size, T, k)
+    checked_size(steps, "steps")
+    checked_size(batch_size, "batch_size")
+    checked_size(seed, "seed", minimum=0)
+    lr = checked_number(learning_rate, "learning_rate")
+    if not 0 < lr < math.inf:
+        raise ValueError(f"learning_rate must be a positive number such as 0.05, got {lr}")
+    if on_step is not None and not callable(on_step):
+        raise TypeError(f"on_step must be a function of (step, loss) or None, "
+                        f"got {type(on_step).__name__}")
+    rng = random.Random(seed)  # the batches' own generator
+    params = {name: W.tolist() for name, W in model.parameters().items()}
+    m = {name: _zeros_like(W) for name, W in params.items()}  # Adam's running means ...
+    v = {name: _zeros_like(W) for name, W in params.items()}  # ... and squares
+    losses = []
+    for step in range(1, steps + 1):
+        inputs, targets = _make_batch(task, model.vocab_size, T, batch_size, rng, k)
+        loss, gradients = model.loss_and_gradients(inputs, targets)
+        losses.append(loss)
+        if on_step is not None:
+            on_step(step, loss)
+        for name, gradient in gradients.items():
+            params[name], m[name], v[name] = _adam(
+                params[name], gradient.rows, m[name], v[name], step, lr)
+        model = model.with_parameters({name: Matrix(W) for name, W in params.items()})
+    return TrainingResult(model, tuple(losses), task, T)
+
+
+def _adam(W: list[list[float]], g: tuple[tuple[float, ...], ...], m: list[list[float]],
+          v: list[list[float]], t: int, lr: float) -> tuple[list[list[float]], ...]:
+    """One step of Adam for one table: the formulas of the module docstring, number by number."""
+    m = [[BETA1 * m_j + (1 - BETA1) * g_j for m_j, g_j in zip(m_row, g_row)]
+         for m_row, g_row in zip(m, g)]
+    v = [[BETA2 * v_j + (1 - BETA2) * g_j * g_j for v_j, g_j in zip(v_row, g_row)]
+         for v_row, g_row in zip(v, g)]
+    m_correction, v_correction = 1 - BETA1 ** t, 1 - BETA2 ** t  # m_hat = m / m_correction
+    W = [[w - lr * (m_j / m_correction) / (math.sqrt(v_j / v_correction) + EPS)
+          for w, m_j, v_j in zip(W_row, m_row, v_row)]
+         for W_row, m_row, v_row in zip(W, m, v)]
+    return W, m, v
+
+
+def _zeros_like(W: list[list[float]]) -> list[list[float]]:
+    return [[0.0] * len(row) for row in W]
+
+
+def accuracy(model: TinyModel, task: str, *, seq_len: int | None = None,
+             samples: int = 64, seed: int = 1, k: int = 2) -> float:
+    """The share of targets the model's top score gets right, on `samples` new sequences.
+
+    seq_len defaults to the model's context_length; a learned table given a
+    longer one refuses with a sentence, as its `logits` do.
+    """
+    if not isinstance(model, TinyModel):
+        raise TypeError(f"model must be a TinyModel, got {type(model).__name__}")
+    T = _checked_seq_len(task, seq_len, model)
+    inputs, targets = task_batch(task, model.vocab_size, T, samples, seed=seed, k=k)
+    right = total = 0
+    for ids, wanted in zip(inputs, targets):
+        for scores, target in zip(model.logits(ids).rows, wanted):
+            if target != IGNORE:
+                right += scores.index(max(scores)) == target  # the top score's ID
+                total += 1
+    return right / total
+
+
+def _checked_seq_len(task: str, seq_len: int | None, model: TinyModel) -> int:
+    if task == "who-bites-whom" and seq_len in (None, SENTENCE_LENGTH):
+        return SENTENCE_LENGTH
+    if task == "who-bites-whom":
+        raise ValueError(f"who-bites-whom's sentences have {SENTENCE_LENGTH} tokens "
+                         f"(a man bites a dog who?); seq_len must be {SENTENCE_LENGTH} or None, "
+                         f"got {seq_len!r}")
+    return model.context_length if seq_len is None else checked_size(seq_len, "seq_len")
+
+
+def _check_task(task: str, vocab_size: int, seq_len: int, k: int) -> None:
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {', '.join(TASKS)}; got {task!r}")
+    checked_size(vocab_size, "vocab_size")
+    checked_size(seq_len, "seq_len")
+    checked_size(k, "k")
+    if task == "who-bites-whom" and vocab_size < len(WORDS):
+        raise ValueError(f"who-bites-whom uses {len(WORDS)} words ({' '.join(WORDS)}), so the "
+                         f"model needs vocab_size >= {len(WORDS)}, got {vocab_size}")
+    back = {"previous-token": 1, "copy-back": k}.get(task, 0)
+    if back >= seq_len:
+        raise ValueError(f"{task} looks {back} token(s) back, so seq_len must be more than "
+                         f"{back}, got {seq_len}: no position would have a target")

@@ -1,0 +1,378 @@
+"""Chapter 9 - training: backpropagation written out, for a model small enough to read.
+
+Chapters 1-6 build a transformer's input from tables drawn at random. Here
+the tables learn. `TinyModel` is one attention head over token embeddings,
+with any kind of position from chapters 3, 5 and 6, and a linear read-out
+that scores every token kind. For one sequence of n IDs (d = d_model):
+
+    x       = E[ids] + P[0 .. n-1]             (n, d)  E: token_embedding; P: the
+                                                       learned or sinusoidal table
+    q, k, v = x W_q,  x W_k,  x W_v            (n, d)  RoPE turns q and k (chapter 5)
+    scores  = q k^T / sqrt(d) + alibi + mask   (n, n)  ALiBi: -|i - j| / 2 (chapter 6)
+    weights = softmax(scores), row by row      (n, n)
+    h       = weights v                        (n, d)
+    logits  = h W_out                          (n, vocab_size)
+    loss    = mean over the targets t != -100 of -log softmax(logits)[t]
+
+Backpropagation runs the same lines backwards, one function per line. dX
+is dloss/dX, a table of the shape of X:
+
+    dlogits  = (softmax(logits) - onehot(t)) / count      _cross_entropy
+    dh       = dlogits W_out^T,  dW_out = h^T dlogits     _matmul_backward
+    dweights = dh v^T,           dv = weights^T dh        _matmul_backward
+    dscores  = weights * (dweights - rowsum(weights * dweights))   _softmax_backward
+    dq, dk   = dscores k / sqrt(d),  dscores^T q / sqrt(d)         (RoPE: turned back)
+    dx       = dq W_q^T + dk W_k^T + dv W_v^T,  dW_q = x^T dq ...   _matmul_backward
+    dE[id]   = the sum of the rows of dx whose token is id          _lookup_backward
+    dP[t]    = the sum over the batch of row t of dx                _broadcast_backward
+
+The last line is lecture 001's broadcast run backwards: the one table P is
+added to every sequence, so each sequence's dx flows back into the same
+rows. A sinusoidal table gets the same dx, and nothing holds it: it is a
+formula, not a parameter, so `parameters()` has no entry for it.
+
+The sequences of a batch are stacked row after row into one (N, d) table X,
+so that x W_q for all of them is one matmul, and x^T dq summed over the
+batch is one too. Attention itself runs sequence by sequence.
+
+Training (chapter 9's second module, minipe/lab.py) repeats: loss and
+gradients, then a step of Adam.
+
+Left out: layers, heads, layer norm, MLPs, dropout, biases. One head is
+enough to show what positions do.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+from minipe.arrays import Matrix
+from minipe.attention import scaled_dot_product_attention, softmax
+from minipe.checks import check_ids, checked_base, checked_flag, checked_size
+from minipe.embedding import Embedding
+from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
+from minipe.relative import alibi_bias
+from minipe.rotary import apply_rotary
+
+POSITIONS = ("none", "learned", "sinusoidal", "rope", "alibi")
+IGNORE = -100  # a target that counts for nothing: PyTorch's ignore_index
+ALIBI_SLOPE = 0.5  # m in -m * |i - j|
+
+
+@dataclass(frozen=True)
+class Backprop:
+    """One batch through the model and back.
+
+    loss        the mean cross-entropy over every target that is not -100
+    gradients   dloss/dW for every parameter, named as in `parameters()`
+    d_inputs    dloss/dx for each sequence, (n, d_model): x = E[ids] + P
+    """
+
+    loss: float
+    gradients: dict[str, Matrix]
+    d_inputs: list[Matrix]
+
+
+@dataclass(frozen=True, repr=False)
+class TinyModel:
+    """One attention head that predicts a token kind at every position.
+
+    >>> model = TinyModel(vocab_size=5, d_model=8, context_length=8, positions="rope")
+    >>> model.logits([0, 1, 2]).shape
+    (3, 5)
+    >>> sorted(model.parameters())
+    ['W_k', 'W_out', 'W_q', 'W_v', 'token_embedding']
+
+    `positions` is "none", "learned", "sinusoidal", "rope" or "alibi", as in
+    `run()`. `context_length` bounds only the learned table; the other kinds
+    read sequences of any length. A model never changes: training makes new
+    ones (`with_parameters`).
+    """
+
+    vocab_size: int
+    d_model: int
+    context_length: int
+    positions: str = field(default="learned", kw_only=True)
+    causal: bool = field(default=True, kw_only=True)
+    base: float = field(default=10000.0, kw_only=True)
+    seed: int = field(default=0, kw_only=True)
+    _weights: dict[str, Matrix] = field(init=False)
+
+    def __post_init__(self) -> None:
+        checked_size(self.vocab_size, "vocab_size")
+        checked_size(self.d_model, "d_model")
+        checked_size(self.context_length, "context_length")
+        checked_size(self.seed, "seed", minimum=0)
+        checked_flag(self.causal, "causal")
+        object.__setattr__(self, "base", checked_base(self.base))
+        if self.positions not in POSITIONS:
+            raise ValueError(f"positions must be one of {', '.join(POSITIONS)}; "
+                             f"got {self.positions!r}")
+        if self.positions == "rope" and self.d_model % 2:
+            raise ValueError(f"RoPE turns q and k two numbers at a time, so d_model must be "
+                             f"even; got d_model={self.d_model}")
+        object.__setattr__(self, "_weights", self._initial_weights())
+
+    def _initial_weights(self) -> dict[str, Matrix]:
+        """The tables of chapters 2 and 3, and W ~ U(-1/sqrt(d), 1/sqrt(d)) as in chapter 4."""
+        d, seed = self.d_model, self.seed
+        weights = {"token_embedding": Embedding(self.vocab_size, d, seed=seed).weight}
+        if self.positions == "learned":
+            weights["position_embedding"] = LearnedPositionalEmbedding(
+                self.context_length, d, seed=seed + 1).weight
+        rng = random.Random(seed + 2)  # this model's own generator for its matrices
+        limit = 1 / math.sqrt(d)
+        for name, cols in (("W_q", d), ("W_k", d), ("W_v", d), ("W_out", self.vocab_size)):
+            weights[name] = Matrix([[rng.uniform(-limit, limit) for _ in range(cols)]
+                                    for _ in range(d)])  # (d_model, cols)
+        return weights
+
+    def parameters(self) -> dict[str, Matrix]:
+        """Every table that training changes, by name (a new dict; the tables are immutable)."""
+        return dict(self._weights)
+
+    def with_parameters(self, parameters: Mapping[str, Matrix]) -> TinyModel:
+        """A new model with the same settings and these tables (names and shapes as now)."""
+        for name, old in self._weights.items():
+            new = parameters.get(name)
+            if not isinstance(new, Matrix) or new.shape != old.shape:
+                got = new.shape if isinstance(new, Matrix) else type(new).__name__
+                raise ValueError(f"parameters[{name!r}] must be a Matrix of shape {old.shape}, "
+                                 f"got {got}")
+        extra = sorted(set(parameters) - set(self._weights))
+        if extra:
+            raise ValueError(f"this model has no parameters named {extra}; "
+                             f"it has {sorted(self._weights)}")
+        model = copy.copy(self)
+        object.__setattr__(model, "_weights", {name: parameters[name] for name in self._weights})
+        return model
+
+    def logits(self, ids: list[int]) -> Matrix:
+        """The scores of every token kind at every position: shape (len(ids), vocab_size)."""
+        self._check_sequences([ids], "ids")
+        return _forward(self, [ids]).logits
+
+    def loss_and_gradients(
+        self, inputs: list[list[int]], targets: list[list[int]]
+    ) -> tuple[float, dict[str, Matrix]]:
+        """The mean cross-entropy over every target that is not -100, and its gradients."""
+        result = self.backprop(inputs, targets)
+        return result.loss, result.gradients
+
+    def backprop(self, inputs: list[list[int]], targets: list[list[int]]) -> Backprop:
+        """Forward, then backward: the loss, every gradient, and dloss/dx of each sequence.
+
+        inputs[b] is a sequence of IDs; targets[b][t] is the ID to predict at
+        position t of it, or -100 to skip that position.
+        """
+        self._check_sequences(inputs, "inputs")
+        _check_targets(inputs, targets, self.vocab_size)
+        forward = _forward(self, inputs)
+        return _backward(self, forward, targets)
+
+    def _check_sequences(self, inputs: object, name: str) -> None:
+        if not isinstance(inputs, (list, tuple)) or not inputs:
+            raise TypeError(f"{name} must be a non-empty list of sequences of IDs, "
+                            f"got {inputs!r:.60}")
+        for b, ids in enumerate(inputs):
+            where = name if name == "ids" else f"{name}[{b}]"
+            check_ids(ids, self.vocab_size,
+                      where, f"is out of range: this model has vocab_size={self.vocab_size}, so")
+            if self.positions == "learned" and len(ids) > self.context_length:
+                raise ValueError(f"{where} has {len(ids)} tokens, but a learned position table "
+                                 f"has only context_length={self.context_length} rows: there "
+                                 f"is no row for position {self.context_length} to look up")
+
+    def __repr__(self) -> str:
+        return (f"TinyModel(vocab_size={self.vocab_size}, d_model={self.d_model}, "
+                f"context_length={self.context_length}, positions={self.positions!r})")
+
+
+def _check_targets(inputs: Sequence[Sequence[int]], targets: object, vocab_size: int) -> None:
+    if not isinstance(targets, (list, tuple)) or len(targets) != len(inputs):
+        raise ValueError(f"targets must be a list with one list per input sequence "
+                         f"({len(inputs)}), got {targets!r:.60}")
+    for b, (ids, wanted) in enumerate(zip(inputs, targets)):
+        if not isinstance(wanted, (list, tuple)) or len(wanted) != len(ids):
+            raise ValueError(f"targets[{b}] must hold one target per token of inputs[{b}] "
+                             f"({len(ids)}), got {wanted!r:.60}")
+        for t, target in enumerate(wanted):
+            if target != IGNORE and (type(target) is not int or not 0 <= target < vocab_size):
+                raise ValueError(f"targets[{b}][{t}] = {target!r}: a target is an ID in "
+                                 f"0..{vocab_size - 1}, or -100 to skip that position")
+    if all(target == IGNORE for wanted in targets for target in wanted):
+        raise ValueError("every target is -100: with nothing to predict, the loss (a mean "
+                         "over the targets) is undefined")
+
+
+# ---------------------------------------------------------------------------
+# Forward: the lines of the module docstring, for a batch of sequences
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Forward:
+    """What the backward pass reads: the inputs and every intermediate, by name."""
+
+    ids: list[list[int]]
+    x: Matrix  # (N, d): every sequence's input rows, stacked
+    q: list[Matrix]  # per sequence (n, d), turned by RoPE if the model uses it
+    k: list[Matrix]
+    v: list[Matrix]
+    weights: list[Matrix]  # per sequence (n, n)
+    h: Matrix  # (N, d): attention's output rows, stacked
+    logits: Matrix  # (N, vocab_size)
+
+
+def _forward(model: TinyModel, inputs: list[list[int]]) -> _Forward:
+    weights = model._weights
+    E = weights["token_embedding"]
+    sequences = []
+    for ids in inputs:
+        x = Matrix([E.rows[token_id] for token_id in ids])  # (n, d): E[ids], a lookup
+        if model.positions == "learned":
+            x = x + weights["position_embedding"][:len(ids)]  # + P[0 .. n-1]
+        elif model.positions == "sinusoidal":
+            x = x + sinusoidal_encoding(len(ids), model.d_model, base=model.base)
+        sequences.append(x)
+    X = _stack(sequences)  # (N, d): all sequences, row after row
+    Q, K, V = X @ weights["W_q"], X @ weights["W_k"], X @ weights["W_v"]  # (N, d) each
+    qs, ks, vs, attention_weights, outputs = [], [], [], [], []
+    for start, stop in _spans(inputs):
+        q, k, v = Q[start:stop], K[start:stop], V[start:stop]  # one sequence: (n, d)
+        if model.positions == "rope":
+            q, k = apply_rotary(q, base=model.base), apply_rotary(k, base=model.base)
+        n = stop - start
+        bias = alibi_bias(n, ALIBI_SLOPE, causal=False) if model.positions == "alibi" else None
+        attention = scaled_dot_product_attention(q, k, v, causal=model.causal, bias=bias)
+        qs.append(q)
+        ks.append(k)
+        vs.append(v)
+        attention_weights.append(attention.weights)
+        outputs.append(attention.output)
+    H = _stack(outputs)  # (N, d)
+    logits = H @ weights["W_out"]  # (N, vocab_size)
+    return _Forward(inputs, X, qs, ks, vs, attention_weights, H, logits)
+
+
+def _stack(matrices: list[Matrix]) -> Matrix:
+    """The rows of every matrix, one after another: (n_1 + n_2 + ..., d)."""
+    return Matrix([row for matrix in matrices for row in matrix.rows])
+
+
+def _spans(inputs: list[list[int]]) -> list[tuple[int, int]]:
+    """Where each sequence's rows sit in the stacked table: rows start .. stop - 1."""
+    spans, start = [], 0
+    for ids in inputs:
+        spans.append((start, start + len(ids)))
+        start += len(ids)
+    return spans
+
+
+# ---------------------------------------------------------------------------
+# Backward: the same lines in reverse, one function per line
+# ---------------------------------------------------------------------------
+
+
+def _backward(model: TinyModel, forward: _Forward, targets: list[list[int]]) -> Backprop:
+    weights = model._weights
+    d = model.d_model
+    flat_targets = [target for wanted in targets for target in wanted]
+    loss, d_logits = _cross_entropy(forward.logits, flat_targets)
+    d_H, d_W_out = _matmul_backward(forward.h, weights["W_out"], d_logits)
+    d_qs, d_ks, d_vs = [], [], []
+    for b, (start, stop) in enumerate(_spans(forward.ids)):
+        q, k, v, w = forward.q[b], forward.k[b], forward.v[b], forward.weights[b]
+        d_w, d_v = _matmul_backward(w, v, d_H[start:stop])  # h = weights v
+        d_scores = _softmax_backward(w, d_w)  # the mask and ALiBi are constants: no gradient
+        d_q = d_scores @ k / math.sqrt(d)  # scores = q k^T / sqrt(d)
+        d_k = d_scores.T @ q / math.sqrt(d)
+        if model.positions == "rope":
+            d_q, d_k = _rotary_backward(d_q, model.base), _rotary_backward(d_k, model.base)
+        d_qs.append(d_q)
+        d_ks.append(d_k)
+        d_vs.append(d_v)
+    X = forward.x
+    d_X_q, d_W_q = _matmul_backward(X, weights["W_q"], _stack(d_qs))  # Q = X W_q
+    d_X_k, d_W_k = _matmul_backward(X, weights["W_k"], _stack(d_ks))
+    d_X_v, d_W_v = _matmul_backward(X, weights["W_v"], _stack(d_vs))
+    d_X = d_X_q + d_X_k + d_X_v  # x feeds all three: their gradients add
+    d_inputs = [d_X[start:stop] for start, stop in _spans(forward.ids)]
+    gradients = {"token_embedding": _lookup_backward(forward.ids, d_X, model.vocab_size)}
+    if model.positions == "learned":
+        gradients["position_embedding"] = _broadcast_backward(d_inputs, model.context_length)
+    gradients.update(W_q=d_W_q, W_k=d_W_k, W_v=d_W_v, W_out=d_W_out)
+    return Backprop(loss, gradients, d_inputs)
+
+
+def _cross_entropy(logits: Matrix, targets: list[int]) -> tuple[float, Matrix]:
+    """loss = mean over rows with t != -100 of -log softmax(z)[t] = log sum_j e^z_j - z_t;
+    dloss/dz = (softmax(z) - onehot(t)) / count, and 0 on skipped rows."""
+    count = len(targets) - targets.count(IGNORE)
+    total = 0.0
+    d_rows = []
+    for z, t in zip(logits.rows, targets):
+        if t == IGNORE:
+            d_rows.append([0.0] * len(z))
+            continue
+        top = max(z)  # log sum_j e^z_j, computed as top + log sum_j e^(z_j - top)
+        total += top + math.log(sum(math.exp(z_j - top) for z_j in z)) - z[t]
+        p = list(softmax(z))
+        p[t] -= 1.0  # softmax(z) - onehot(t)
+        d_rows.append([p_j / count for p_j in p])
+    return total / count, Matrix(d_rows)
+
+
+def _matmul_backward(a: Matrix, b: Matrix, d_out: Matrix) -> tuple[Matrix, Matrix]:
+    """out = a b  ->  da = d_out b^T,  db = a^T d_out."""
+    return d_out @ b.T, a.T @ d_out
+
+
+def _softmax_backward(weights: Matrix, d_weights: Matrix) -> Matrix:
+    """w = softmax(s) per row  ->  ds_j = w_j (dw_j - sum_k w_k dw_k)."""
+    rows = []
+    for w, dw in zip(weights.rows, d_weights.rows):
+        through = sum(w_k * dw_k for w_k, dw_k in zip(w, dw))  # sum_k w_k dw_k
+        rows.append([w_j * (dw_j - through) for w_j, dw_j in zip(w, dw)])
+    return Matrix(rows)
+
+
+def _rotary_backward(d_turned: Matrix, base: float) -> Matrix:
+    """RoPE turns pair i of row pos by a = pos * theta_i; the gradient turns back, by -a:
+    dx[2i] = dx'[2i] cos a + dx'[2i+1] sin a,  dx[2i+1] = -dx'[2i] sin a + dx'[2i+1] cos a."""
+    d = d_turned.shape[1]
+    thetas = [base ** (-2 * i / d) for i in range(d // 2)]  # theta_i = base**(-2i/d)
+    rows = []
+    for pos, row in enumerate(d_turned.rows):
+        turned_back = list(row)
+        for i, theta in enumerate(thetas):
+            angle = pos * theta
+            cos_a, sin_a = math.cos(angle), math.sin(angle)
+            first, second = row[2 * i], row[2 * i + 1]
+            turned_back[2 * i] = first * cos_a + second * sin_a
+            turned_back[2 * i + 1] = -first * sin_a + second * cos_a
+        rows.append(turned_back)
+    return Matrix(rows)
+
+
+def _lookup_backward(ids: list[list[int]], d_X: Matrix, vocab_size: int) -> Matrix:
+    """x = E[id] copies row id of E: dE[id] = the sum of the rows of dx whose token is id."""
+    d_E = [[0.0] * d_X.shape[1] for _ in range(vocab_size)]
+    all_ids = [token_id for sequence in ids for token_id in sequence]
+    for token_id, d_x in zip(all_ids, d_X.rows):
+        d_E[token_id] = [total + part for total, part in zip(d_E[token_id], d_x)]
+    return Matrix(d_E)  # (vocab_size, d); rows of IDs not in the batch stay 0
+
+
+def _broadcast_backward(d_inputs: list[Matrix], context_length: int) -> Matrix:
+    """x_b = E[ids_b] + P for every sequence b: the one table P was broadcast over the
+    batch, so dP[t] = sum over b of dx_b[t] (rows past the longest sequence stay 0)."""
+    d_P = [[0.0] * d_inputs[0].shape[1] for _ in range(context_length)]
+    for d_x in d_inputs:  # every sequence in the batch ...
+        for t, d_x_t in enumerate(d_x.rows):  # ... sends row t back into row t of P
+            d_P[t] = [total + part for total, part in zip(d_P[t], d_x_t)]
+    return Matrix(d_P)  # (context_length, d)
