@@ -238,11 +238,15 @@ class Matrix:
         return self.T @ other
 
     def __add__(self, other: Number | Array) -> Matrix:
+        if isinstance(other, Matrix) and other.shape == self.shape:  # nothing to broadcast
+            return Matrix([list(map(operator.add, a, b)) for a, b in zip(self.rows, other.rows)])
         if has_three_axes(other):
             return NotImplemented  # a Batch answers, in Batch.__radd__
         return Matrix(broadcast(operator.add, self, other, "add"))
 
     def __sub__(self, other: Number | Array) -> Matrix:
+        if isinstance(other, Matrix) and other.shape == self.shape:  # nothing to broadcast
+            return Matrix([list(map(operator.sub, a, b)) for a, b in zip(self.rows, other.rows)])
         if has_three_axes(other):
             return NotImplemented  # a Batch answers, in Batch.__rsub__
         return Matrix(broadcast(operator.sub, self, other, "subtract"))

@@ -25,15 +25,15 @@ The next two chapters build on this one to do that:
     RotaryAttention    a head that rotates each query and key by its position
                        before the scores: RoPE (chapter 5, minipe/rotary.py)
 
-Left out: several heads, dropout, the output projection, training.
+Left out: several heads, dropout, the output projection; training is chapter 9.
 """
 
 from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterable  # isinstance: quicker than typing's
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from minipe.arrays import Matrix, Vector
 from minipe.broadcast import ShapeError
@@ -82,7 +82,7 @@ def softmax(values: Iterable[float]) -> Vector:
     return _softmax(Vector(x))
 
 
-def _softmax(x: Vector, row: int | None = None) -> Vector:
+def _softmax(x: Iterable[float], row: int | None = None) -> Vector:
     m = max(x)
     if math.isinf(m):  # +inf, or -inf everywhere: exp(x_j - m) would be NaN
         raise ValueError(_no_weights(m, row))
@@ -150,7 +150,7 @@ def scaled_dot_product_attention(
         scores = scores + bias  # score(i, j) + B[i, j]: ALiBi, T5 or Shaw et al.
     if causal:
         scores = scores + causal_mask(len(q))  # -inf where j > i: no peeking ahead
-    weights = Matrix([_softmax(row, i) for i, row in enumerate(scores)])  # rows sum to 1
+    weights = Matrix([_softmax(row, i) for i, row in enumerate(scores.rows)])  # rows sum to 1
     output = weights @ v  # (n_q, d_v): row i is sum_j weights[i, j] * v_j
     return AttentionResult(output=output, weights=weights, scores=scores)
 

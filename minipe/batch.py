@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Iterable  # isinstance: quicker than typing's
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Union
+from typing import Any, Iterator, Union
 
 from minipe.arrays import Matrix, Number, Vector, broadcast, has_three_axes, nested
 from minipe.broadcast import ShapeError

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Iterable  # isinstance: quicker than typing's
 from itertools import chain
-from typing import Any, Iterable, Sequence, TypeVar
+from typing import Any, Sequence, TypeVar
 
 from minipe.broadcast import ShapeError
 

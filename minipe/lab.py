@@ -63,7 +63,10 @@ def task_batch(task: str, vocab_size: int, seq_len: int, batch_size: int, *,
     """batch_size sequences of the task, and their targets (-100 where there is none).
 
     >>> task_batch("previous-token", vocab_size=5, seq_len=6, batch_size=1, seed=0)
-    ([[3, 3, 0, 2, 1, 2]], [[-100, 3, 3, 0, 2, 1]])
+    ([[3, 3, 0, 2, 4, 3]], [[-100, 3, 3, 0, 2, 4]])
+
+    The targets are the inputs moved one place right; the first has no token
+    before it, so it is -100.
     """
     _check_task(task, vocab_size, seq_len, k)
     checked_size(batch_size, "batch_size")

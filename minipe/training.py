@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from minipe.arrays import Matrix
-from minipe.attention import scaled_dot_product_attention, softmax
+from minipe.attention import scaled_dot_product_attention
 from minipe.checks import check_ids, checked_base, checked_flag, checked_size
 from minipe.embedding import Embedding
 from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
@@ -289,8 +289,9 @@ def _backward(model: TinyModel, forward: _Forward, targets: list[list[int]]) -> 
         q, k, v, w = forward.q[b], forward.k[b], forward.v[b], forward.weights[b]
         d_w, d_v = _matmul_backward(w, v, d_H[start:stop])  # h = weights v
         d_scores = _softmax_backward(w, d_w)  # the mask and ALiBi are constants: no gradient
-        d_q = d_scores @ k / math.sqrt(d)  # scores = q k^T / sqrt(d)
-        d_k = d_scores.T @ q / math.sqrt(d)
+        d_scaled = d_scores / math.sqrt(d)  # scores = (q k^T) / sqrt(d)
+        d_q = d_scaled @ k  # (q k^T): dq = d(q k^T) k,  dk = d(q k^T)^T q
+        d_k = d_scaled.T @ q
         if model.positions == "rope":
             d_q, d_k = _rotary_backward(d_q, model.base), _rotary_backward(d_k, model.base)
         d_qs.append(d_q)
@@ -319,9 +320,11 @@ def _cross_entropy(logits: Matrix, targets: list[int]) -> tuple[float, Matrix]:
         if t == IGNORE:
             d_rows.append([0.0] * len(z))
             continue
-        top = max(z)  # log sum_j e^z_j, computed as top + log sum_j e^(z_j - top)
-        total += top + math.log(sum(math.exp(z_j - top) for z_j in z)) - z[t]
-        p = list(softmax(z))
+        top = max(z)  # e^(z_j - top) <= 1: no overflow, and top comes back in the log
+        exps = [math.exp(z_j - top) for z_j in z]
+        total_exp = sum(exps)
+        total += top + math.log(total_exp) - z[t]  # log sum_j e^z_j - z_t
+        p = [e / total_exp for e in exps]  # softmax(z)
         p[t] -= 1.0  # softmax(z) - onehot(t)
         d_rows.append([p_j / count for p_j in p])
     return total / count, Matrix(d_rows)

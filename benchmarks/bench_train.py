@@ -1,0 +1,199 @@
+"""How much does chapter 9's readability cost? The training step against a plain loop.
+
+The job: one step's forward and backward pass, `TinyModel.loss_and_gradients`
+on a batch of 8 sequences of T = 8 tokens, d_model = 8, 5 token kinds, for each
+kind of position. The baseline below is the tightest plain-Python loop for the
+same computation that I could write: lists of lists, each weight's columns
+taken once, `sum(map(operator.mul, ...))` for every dot product, the cosines
+and sines of RoPE computed once per step, no objects and no checks. It is
+written here, not imported from minipe.
+
+Before timing, each kind checks that both give the same loss and the same
+gradients (math.isclose, rel 1e-9, abs 1e-12), and stops with exit status 2 if
+not. Then it prints minipe_time / baseline_time; the target is at most 1.5.
+
+Last, the whole of `train` at its defaults (300 steps x batch 8, d = 8, T = 8)
+is timed once per kind; the target is under 3 s.
+
+    python benchmarks/bench_train.py            # 7 repeats of 20 steps each
+    python benchmarks/bench_train.py --quick    # 1 repeat, 20 training steps
+    python benchmarks/bench_train.py --strict   # exit 1 if a target is missed
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import platform
+import random
+import statistics
+import sys
+import time
+from operator import mul
+from pathlib import Path
+from typing import Sequence
+
+Table = list[list[float]]
+TARGET_RATIO = 1.5
+TARGET_TRAIN_SECONDS = 3.0
+KINDS = ("none", "learned", "sinusoidal", "rope", "alibi")
+
+
+def baseline(P: dict[str, Table], positions: str, causal: bool, base: float,
+             inputs: list[list[int]], targets: list[list[int]]) -> tuple[float, dict[str, Table]]:
+    """TinyModel's loss and gradients, as a plain loop (see minipe/training.py's docstring)."""
+    E, W_q, W_k, W_v, W_out = P["token_embedding"], P["W_q"], P["W_k"], P["W_v"], P["W_out"]
+    d, vocab = len(W_q), len(W_out[0])
+    cols_q, cols_k, cols_v, cols_out = (list(zip(*W)) for W in (W_q, W_k, W_v, W_out))
+    scale = 1 / math.sqrt(d)
+    count = sum(t != -100 for wanted in targets for t in wanted)
+    longest = max(map(len, inputs))
+    angles = [[pos * base ** (-2 * i / d) for i in range(d // 2)] for pos in range(longest)]
+    cos = [[math.cos(a) for a in row] for row in angles]
+    sin = [[math.sin(a) for a in row] for row in angles]
+    if positions == "sinusoidal":
+        table = [[math.sin(a) if c % 2 == 0 else math.cos(a) for c in range(d)
+                  for a in [pos / base ** (2 * (c // 2) / d)]] for pos in range(longest)]
+    elif positions == "learned":
+        table = P["position_embedding"]
+    g = {name: [[0.0] * len(W[0]) for _ in W] for name, W in P.items()}
+    total = 0.0
+    for ids, wanted in zip(inputs, targets):
+        n = len(ids)
+        x = [list(E[t]) for t in ids]
+        if positions in ("learned", "sinusoidal"):
+            x = [[a + b for a, b in zip(row, table[pos])] for pos, row in enumerate(x)]
+        q = [[sum(map(mul, row, col)) for col in cols_q] for row in x]
+        k = [[sum(map(mul, row, col)) for col in cols_k] for row in x]
+        v = [[sum(map(mul, row, col)) for col in cols_v] for row in x]
+        if positions == "rope":
+            q, k = (_turn(m, cos, sin, 1.0) for m in (q, k))
+        w = []
+        for i in range(n):
+            seen = i + 1 if causal else n
+            s = [sum(map(mul, q[i], k[j])) * scale for j in range(seen)]
+            if positions == "alibi":
+                s = [s_j - 0.5 * abs(i - j) for j, s_j in enumerate(s)]
+            top = max(s)
+            e = [math.exp(s_j - top) for s_j in s]
+            z = sum(e)
+            w.append([e_j / z for e_j in e] + [0.0] * (n - seen))
+        v_cols = list(zip(*v))
+        h = [[sum(map(mul, w_i, col)) for col in v_cols] for w_i in w]
+        d_h = []
+        for i in range(n):
+            logits = [sum(map(mul, h[i], col)) for col in cols_out]
+            t = wanted[i]
+            if t == -100:
+                d_h.append([0.0] * d)
+                continue
+            top = max(logits)
+            e = [math.exp(z_j - top) for z_j in logits]
+            z = sum(e)
+            total += top + math.log(z) - logits[t]
+            d_logits = [e_j / z / count for e_j in e]
+            d_logits[t] -= 1 / count
+            for c in range(d):
+                h_c, row = h[i][c], g["W_out"][c]
+                g["W_out"][c] = [r + h_c * dl for r, dl in zip(row, d_logits)]
+            d_h.append([sum(map(mul, W_row, d_logits)) for W_row in W_out])
+        d_h_cols = list(zip(*d_h))
+        d_v = [[sum(map(mul, w_col, col)) for col in d_h_cols] for w_col in zip(*w)]
+        d_s = []
+        for i in range(n):
+            d_w = [sum(map(mul, d_h[i], v_j)) for v_j in v]
+            through = sum(map(mul, w[i], d_w))
+            d_s.append([w_j * (dw_j - through) for w_j, dw_j in zip(w[i], d_w)])
+        k_cols, q_cols = list(zip(*k)), list(zip(*q))
+        d_q = [[sum(map(mul, row, col)) * scale for col in k_cols] for row in d_s]
+        d_k = [[sum(map(mul, row, col)) * scale for col in q_cols] for row in zip(*d_s)]
+        if positions == "rope":
+            d_q, d_k = (_turn(m, cos, sin, -1.0) for m in (d_q, d_k))
+        d_x = [[a + b + c for a, b, c in zip(
+            [sum(map(mul, dq, W_row)) for W_row in W_q],
+            [sum(map(mul, dk, W_row)) for W_row in W_k],
+            [sum(map(mul, dv, W_row)) for W_row in W_v])]
+            for dq, dk, dv in zip(d_q, d_k, d_v)]
+        for name, d_m in (("W_q", d_q), ("W_k", d_k), ("W_v", d_v)):
+            for c, x_col in enumerate(zip(*x)):
+                g[name][c] = [r + s for r, s in zip(
+                    g[name][c], [sum(map(mul, x_col, d_col)) for d_col in zip(*d_m)])]
+        for pos, (t, row) in enumerate(zip(ids, d_x)):
+            g["token_embedding"][t] = [a + b for a, b in zip(g["token_embedding"][t], row)]
+            if positions == "learned":
+                g["position_embedding"][pos] = [a + b for a, b in
+                                                zip(g["position_embedding"][pos], row)]
+    return total / count, g
+
+
+def _turn(m: Table, cos: Table, sin: Table, sign: float) -> Table:
+    """RoPE on interleaved pairs; sign -1 turns back (the gradient)."""
+    out = []
+    for pos, row in enumerate(m):
+        new = list(row)
+        for i, (c, s) in enumerate(zip(cos[pos], sin[pos])):
+            s *= sign
+            a, b = row[2 * i], row[2 * i + 1]
+            new[2 * i], new[2 * i + 1] = a * c - b * s, a * s + b * c
+        out.append(new)
+    return out
+
+
+def _seconds(job: object, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        job()  # type: ignore[operator]
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
+    parser.add_argument("--quick", action="store_true", help="1 repeat, 20 training steps")
+    parser.add_argument("--strict", action="store_true", help="exit 1 if a target is missed")
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from minipe import TinyModel, task_batch, train
+
+    repeats, steps = (1, 20) if args.quick else (7, 300)
+    inputs, targets = task_batch("previous-token", 5, 8, 8, seed=0)
+    missed = []
+    print(f"Python {platform.python_version()} on {platform.machine()}; "
+          f"best of {repeats} x 20 steps of loss and gradients (batch 8, T 8, d 8)")
+    print(f"{'positions':12} {'minipe ms':>10} {'plain ms':>9} {'ratio':>6}  "
+          f"{'train() s':>9}  ({steps} steps)")
+    for kind in KINDS:
+        model = TinyModel(5, 8, 8, positions=kind, base=10000.0)
+        plain = {name: W.tolist() for name, W in model.parameters().items()}
+        loss, gradients = model.loss_and_gradients(inputs, targets)
+        plain_loss, plain_gradients = baseline(plain, kind, True, 10000.0, inputs, targets)
+        same = math.isclose(loss, plain_loss, rel_tol=1e-9, abs_tol=1e-12) and all(
+            math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+            for name, G in gradients.items()
+            for row, plain_row in zip(G.rows, plain_gradients[name]) for a, b in zip(row, plain_row))
+        if not same:
+            print(f"bench_train: {kind}: minipe and the plain loop disagree", file=sys.stderr)
+            return 2
+        ours = _seconds(lambda: [model.loss_and_gradients(inputs, targets)
+                                 for _ in range(20)], repeats) / 20
+        theirs = _seconds(lambda: [baseline(plain, kind, True, 10000.0, inputs, targets)
+                                   for _ in range(20)], repeats) / 20
+        start = time.perf_counter()
+        train(model, "previous-token", steps=steps)
+        whole = time.perf_counter() - start
+        ratio = ours / theirs
+        if ratio > TARGET_RATIO or (whole > TARGET_TRAIN_SECONDS and not args.quick):
+            missed.append(kind)
+        print(f"{kind:12} {ours * 1e3:10.2f} {theirs * 1e3:9.2f} {ratio:6.2f}  {whole:9.2f}")
+    print(f"targets: ratio <= {TARGET_RATIO}; train() at its defaults < {TARGET_TRAIN_SECONDS} s")
+    if args.strict and missed:
+        print(f"--strict: missed for {', '.join(missed)}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
