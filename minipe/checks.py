@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Iterable  # isinstance: quicker than typing's
+from collections.abc import Iterable, Mapping  # isinstance: quicker than typing's
 from itertools import chain
 from typing import Any, Sequence, TypeVar
 
@@ -197,3 +197,56 @@ def _floats_only(rows: list[Any]) -> bool:
     count = sum(map(len, rows))  # how many numbers there are
     floats = operator.countOf(map(type, chain.from_iterable(rows)), float)
     return 0 < count == floats and not math.isnan(sum(map(sum, rows)))
+
+
+def check_sequences(inputs: object, name: str, vocab_size: int, rows: int | None) -> None:
+    """`inputs` must be a non-empty list of sequences of IDs in 0 .. vocab_size - 1, none
+    longer than `rows` (a learned position table's rows; None: any length). Chapter 9."""
+    if not isinstance(inputs, (list, tuple)) or not inputs:
+        raise TypeError(f"{name} must be a non-empty list of sequences of IDs, "
+                        f"got {inputs!r:.60}")
+    for b, ids in enumerate(inputs):
+        where = name if name == "ids" else f"{name}[{b}]"
+        check_ids(ids, vocab_size, where,
+                  f"is out of range: this model has vocab_size={vocab_size}, so")
+        if rows is not None and len(ids) > rows:
+            raise ValueError(f"{where} has {len(ids)} tokens, but a learned position table "
+                             f"has only context_length={rows} rows: there is no row for "
+                             f"position {rows} to look up")
+
+
+def check_targets(inputs: Sequence[Sequence[int]], targets: object, vocab_size: int) -> None:
+    """One target per input token: an ID in 0 .. vocab_size - 1, or -100 (skip it), and
+    at least one that is not -100. Chapter 9."""
+    if not isinstance(targets, (list, tuple)) or len(targets) != len(inputs):
+        raise ValueError(f"targets must be a list with one list per input sequence "
+                         f"({len(inputs)}), got {targets!r:.60}")
+    for b, (ids, wanted) in enumerate(zip(inputs, targets)):
+        if not isinstance(wanted, (list, tuple)) or len(wanted) != len(ids):
+            raise ValueError(f"targets[{b}] must hold one target per token of inputs[{b}] "
+                             f"({len(ids)}), got {wanted!r:.60}")
+        for t, target in enumerate(wanted):
+            if target != -100 and (type(target) is not int or not 0 <= target < vocab_size):
+                raise ValueError(f"targets[{b}][{t}] = {target!r}: a target is an ID in "
+                                 f"0..{vocab_size - 1}, or -100 to skip that position")
+    if all(target == -100 for wanted in targets for target in wanted):
+        raise ValueError("every target is -100: with nothing to predict, the loss (a mean "
+                         "over the targets) is undefined")
+
+
+def check_parameters(parameters: object, shapes: dict[str, tuple[int, int]],
+                     matrix: type) -> None:
+    """A model's tables by name: exactly the names of `shapes`, each a `matrix` of its
+    shape. Chapter 9."""
+    if not isinstance(parameters, Mapping):
+        raise TypeError(f"parameters must be a dict of tables by name, "
+                        f"got {type(parameters).__name__}")
+    for name, shape in shapes.items():
+        table = parameters.get(name)
+        if not isinstance(table, matrix) or getattr(table, "shape") != shape:
+            got = getattr(table, "shape") if isinstance(table, matrix) else type(table).__name__
+            raise ValueError(f"parameters[{name!r}] must be a Matrix of shape {shape}, "
+                             f"got {got}")
+    extra = sorted(set(parameters) - set(shapes))
+    if extra:
+        raise ValueError(f"this model has no parameters named {extra}; it has {sorted(shapes)}")

@@ -48,11 +48,18 @@ import copy
 import math
 import random
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Mapping
 
 from minipe.arrays import Matrix
 from minipe.attention import scaled_dot_product_attention
-from minipe.checks import check_ids, checked_base, checked_flag, checked_size
+from minipe.checks import (
+    check_parameters,
+    check_sequences,
+    check_targets,
+    checked_base,
+    checked_flag,
+    checked_size,
+)
 from minipe.embedding import Embedding
 from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
 from minipe.relative import alibi_bias
@@ -137,23 +144,15 @@ class TinyModel:
 
     def with_parameters(self, parameters: Mapping[str, Matrix]) -> TinyModel:
         """A new model with the same settings and these tables (names and shapes as now)."""
-        for name, old in self._weights.items():
-            new = parameters.get(name)
-            if not isinstance(new, Matrix) or new.shape != old.shape:
-                got = new.shape if isinstance(new, Matrix) else type(new).__name__
-                raise ValueError(f"parameters[{name!r}] must be a Matrix of shape {old.shape}, "
-                                 f"got {got}")
-        extra = sorted(set(parameters) - set(self._weights))
-        if extra:
-            raise ValueError(f"this model has no parameters named {extra}; "
-                             f"it has {sorted(self._weights)}")
+        check_parameters(parameters, {name: W.shape for name, W in self._weights.items()},
+                         Matrix)
         model = copy.copy(self)
         object.__setattr__(model, "_weights", {name: parameters[name] for name in self._weights})
         return model
 
     def logits(self, ids: list[int]) -> Matrix:
         """The scores of every token kind at every position: shape (len(ids), vocab_size)."""
-        self._check_sequences([ids], "ids")
+        check_sequences([ids], "ids", self.vocab_size, self._rows_of_positions())
         return _forward(self, [ids]).logits
 
     def loss_and_gradients(
@@ -169,44 +168,18 @@ class TinyModel:
         inputs[b] is a sequence of IDs; targets[b][t] is the ID to predict at
         position t of it, or -100 to skip that position.
         """
-        self._check_sequences(inputs, "inputs")
-        _check_targets(inputs, targets, self.vocab_size)
+        check_sequences(inputs, "inputs", self.vocab_size, self._rows_of_positions())
+        check_targets(inputs, targets, self.vocab_size)
         forward = _forward(self, inputs)
         return _backward(self, forward, targets)
 
-    def _check_sequences(self, inputs: object, name: str) -> None:
-        if not isinstance(inputs, (list, tuple)) or not inputs:
-            raise TypeError(f"{name} must be a non-empty list of sequences of IDs, "
-                            f"got {inputs!r:.60}")
-        for b, ids in enumerate(inputs):
-            where = name if name == "ids" else f"{name}[{b}]"
-            check_ids(ids, self.vocab_size,
-                      where, f"is out of range: this model has vocab_size={self.vocab_size}, so")
-            if self.positions == "learned" and len(ids) > self.context_length:
-                raise ValueError(f"{where} has {len(ids)} tokens, but a learned position table "
-                                 f"has only context_length={self.context_length} rows: there "
-                                 f"is no row for position {self.context_length} to look up")
+    def _rows_of_positions(self) -> int | None:
+        """How many positions the model can read: a learned table's rows, else no limit."""
+        return self.context_length if self.positions == "learned" else None
 
     def __repr__(self) -> str:
         return (f"TinyModel(vocab_size={self.vocab_size}, d_model={self.d_model}, "
                 f"context_length={self.context_length}, positions={self.positions!r})")
-
-
-def _check_targets(inputs: Sequence[Sequence[int]], targets: object, vocab_size: int) -> None:
-    if not isinstance(targets, (list, tuple)) or len(targets) != len(inputs):
-        raise ValueError(f"targets must be a list with one list per input sequence "
-                         f"({len(inputs)}), got {targets!r:.60}")
-    for b, (ids, wanted) in enumerate(zip(inputs, targets)):
-        if not isinstance(wanted, (list, tuple)) or len(wanted) != len(ids):
-            raise ValueError(f"targets[{b}] must hold one target per token of inputs[{b}] "
-                             f"({len(ids)}), got {wanted!r:.60}")
-        for t, target in enumerate(wanted):
-            if target != IGNORE and (type(target) is not int or not 0 <= target < vocab_size):
-                raise ValueError(f"targets[{b}][{t}] = {target!r}: a target is an ID in "
-                                 f"0..{vocab_size - 1}, or -100 to skip that position")
-    if all(target == IGNORE for wanted in targets for target in wanted):
-        raise ValueError("every target is -100: with nothing to predict, the loss (a mean "
-                         "over the targets) is undefined")
 
 
 # ---------------------------------------------------------------------------
