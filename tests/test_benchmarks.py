@@ -45,3 +45,12 @@ def test_bench_printing_quick_runs() -> None:
                            "--quick"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "print(trace)" in done.stdout
+
+
+def test_bench_train_quick_runs_and_agrees() -> None:
+    # exit 2 if minipe's loss and gradients differ from the plain loop's, for any kind
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_train.py"),
+                           "--quick"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for kind in ["none", "learned", "sinusoidal", "rope", "alibi"]:
+        assert kind in done.stdout
