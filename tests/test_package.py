@@ -38,7 +38,7 @@ ALLOWED_IMPORTS = {
                  "relative"},
     "lab": {"arrays", "checks", "training"},
     "train": {"lab", "training"},
-    # chapter 8, the pictures: a package of small modules (minipe/plot/)
+    # chapter 10, the pictures: a package of small modules (minipe/plot/)
     "plot.table": {"broadcast", "checks", "arrays"},
     "plot.colors": set(),
     "plot.files": set(),

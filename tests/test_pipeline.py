@@ -1,4 +1,4 @@
-"""Chapter 7: run(text) -> Trace, and python -m minipe."""
+"""Chapter 8: run(text) -> Trace, and python -m minipe."""
 
 from __future__ import annotations
 
