@@ -256,3 +256,21 @@ def test_the_command_explains_every_option_and_refuses_bad_ones() -> None:
 def test_minipe_train_is_the_same_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert minipe_main(["train", "--steps", "3", "--positions", "none"]) == 0
     assert "accuracy at T = 8: " in capsys.readouterr().out
+
+
+def test_on_a_terminal_the_progress_redraws_one_line() -> None:
+    import io
+
+    from minipe.train import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    progress = Progress(steps=4, stream=screen)
+    for step in range(1, 5):
+        progress(step, 1.0 / step)
+    drawn = screen.getvalue()
+    assert drawn.count("\r") == 4 and drawn.endswith("\n") and drawn.count("\n") == 1
+    assert "step 4/4  loss  0.2500  [" + "#" * 30 + "]" in drawn  # the bar is full at the end
