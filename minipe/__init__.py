@@ -34,6 +34,7 @@ from minipe.attention import (
     softmax_naive,
 )
 from minipe.broadcast import ShapeError, broadcast_shapes
+from minipe.context import PairFrequency, decay_bound, frequency_table, rope_frequencies
 from minipe.display import format_matrix
 from minipe.embedding import Embedding
 from minipe.pipeline import Trace, run
@@ -61,6 +62,7 @@ __all__ = [
     "Embedding",
     "LearnedPositionalEmbedding",
     "Matrix",
+    "PairFrequency",
     "RelativePositionEmbedding",
     "RotaryAttention",
     "ShapeError",
@@ -76,9 +78,12 @@ __all__ = [
     "binary_encoding",
     "broadcast_shapes",
     "causal_mask",
+    "decay_bound",
     "clipped_relative_positions",
     "format_matrix",
+    "frequency_table",
     "relative_shift_matrix",
+    "rope_frequencies",
     "rotary_pairs",
     "run",
     "scaled_dot_product_attention",
