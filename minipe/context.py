@@ -155,7 +155,7 @@ def _pair_turning(turns: float, d: int, base: float, L: int) -> float:
 def _yarn(thetas: list[float], d: int, base: float, factor: float, L: int,
           beta_fast: float, beta_slow: float) -> list[float]:
     low = max(math.floor(_pair_turning(beta_fast, d, base, L)), 0)  # pairs up to low: kept
-    high = min(math.ceil(_pair_turning(beta_slow, d, base, L)), d - 1)  # from high: / factor
+    high: float = min(math.ceil(_pair_turning(beta_slow, d, base, L)), d - 1)  # from here: / s
     if high == low:
         high += 0.001  # a ramp needs some width (as in Hugging Face's code)
     yarn = []
