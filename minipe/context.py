@@ -18,12 +18,13 @@ changes theta_i so that a text `factor` times longer stays near what was seen:
     yarn      pair by pair (Peng et al. 2023, "NTK-by-parts"): pairs turning more
               than beta_fast times inside L are kept, pairs turning fewer than
               beta_slow times are divided by factor, a linear ramp between; and
-              the scores are scaled by 0.1 * ln(factor) + 1
+              q and k are multiplied by 0.1 * ln(factor) + 1 (the scores by its square)
     llama3    by wavelength (Llama 3.1): shorter than L / high_freq_factor kept,
               longer than L / low_freq_factor divided by factor, smoothed between
 
-`rope_frequencies` returns the new theta_i and the attention scale; chapter
-5's `apply_rotary(x, frequencies=...)` turns q and k with them.
+`rope_frequencies` returns the new theta_i and the attention scale (what q
+and k are multiplied by: Hugging Face multiplies RoPE's cos and sin by it);
+chapter 5's `apply_rotary(x, frequencies=...)` turns q and k with them.
 `frequency_table` lays them out pair by pair, for reading.
 
 Two more ideas about long texts close the chapter:
@@ -135,7 +136,7 @@ def _frequencies(d: int, base: float, method: str, factor: float, L: int | None,
     if method == "yarn":
         assert L is not None
         return Vector(_yarn(thetas, d, base, factor, L, beta_fast, beta_slow)), \
-            0.1 * math.log(factor) + 1  # YaRN's attention scale
+            0.1 * math.log(factor) + 1  # YaRN's scale of q and k: sqrt(1/t) in the paper
     if method == "llama3":
         assert L is not None
         thetas = _llama3(thetas, factor, L, low, high)
