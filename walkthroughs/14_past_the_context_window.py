@@ -89,13 +89,13 @@ if __name__ == "__main__":
     lesson.stage("YaRN (Peng et al. 2023): d = 128, L = 4096, factor 16")
 
     yarn = frequency_table(d, original_context_length=4096, method="yarn", factor=16)
-    _, scale = rope_frequencies(d, method="yarn", factor=16, original_context_length=4096)
+    scale = rope_frequencies(d, method="yarn", factor=16, original_context_length=4096)[1]
     print(HEADER)
     for row in (yarn[i] for i in (0, 20, 21, 33, 45, 46, 63)):
         print(f"   {row.i:4} {row.theta:10.6f} {row.wavelength:12.1f} {row.turns:12.3f}"
               f" {row.ratio:10.4f}")
-    kept = sum(1 for row in yarn if row.ratio == 1.0)
-    print(f"Pairs 0..{kept - 1} made 32 turns or more inside 4096 positions with the")
+    unchanged = sum(1 for row in yarn if row.ratio == 1.0)
+    print(f"Pairs 0..{unchanged - 1} made 32 turns or more inside 4096 positions with the")
     print("default theta_i (turns / ratio): kept. From pair 46 on (under one turn)")
     print("they are divided by 16, and a straight ramp joins the two.")
     print(f"And q and k are multiplied by {scale:.4f} (0.1 ln 16 + 1), so every score")
