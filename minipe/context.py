@@ -30,10 +30,12 @@ chapter 5's `apply_rotary(x, frequencies=...)` turns q and k with them.
 Two more ideas about long texts close the chapter:
 - RoFormer's long-term decay (its section 3.4.3): an upper bound on
   |q . k| that shrinks, on the whole, with the distance r (`decay_bound`). It
-  is an upper bound, not the score itself.
-- A causal head with no positions at all (NoPE) still learns where it is,
+  is an upper bound, not the score itself, and later work (Barbero et al.
+  2024) argues the decay is not why RoPE works.
+- A causal head with no positions at all (NoPE) can still tell where it is,
   and a key with a high score soaks up the weight (an attention sink); both
-  are computed with chapter 4's softmax in walkthroughs/14.
+  are computed with chapter 4's functions in lesson 14
+  (walkthroughs/14_past_the_context_window.py).
 
 Left out: LongRoPE's searched per-pair factors, partial rotary dims, the YaRN
 variants with mscale_all_dim (DeepSeek), training at the longer length.
@@ -61,8 +63,7 @@ def rope_frequencies(
 ) -> tuple[Vector, float]:
     """theta_i for the pairs i = 0 .. d/2 - 1, and the attention scale (1.0 but for YaRN).
 
-    >>> thetas, scale = rope_frequencies(4)             # chapter 5: 10000**(-2i/4)
-    >>> thetas, scale
+    >>> rope_frequencies(4)                             # chapter 5: 10000**(-2i/4)
     (Vector([1.0, 0.01], shape=(2,)), 1.0)
     >>> rope_frequencies(4, method="linear", factor=4)  # position interpolation
     (Vector([0.25, 0.0025], shape=(2,)), 1.0)
@@ -132,7 +133,7 @@ def _frequencies(d: int, base: float, method: str, factor: float, L: int | None,
         base = base * (factor * n / L - (factor - 1)) ** (d / (d - 2))
     thetas = _default_thetas(d, base)
     if method == "linear":
-        thetas = [theta / factor for theta in thetas]  # pos * (theta / s) = (pos / s) * theta
+        thetas = [theta / factor for theta in thetas]  # pos * (theta_i / s) = (pos / s) * theta_i
     if method == "yarn":
         assert L is not None
         return Vector(_yarn(thetas, d, base, factor, L, beta_fast, beta_slow)), \
@@ -207,6 +208,9 @@ def frequency_table(
     an angle the first 100 never showed.
     """
     L = original_context_length  # the table counts the turns inside L
+    if L is None:
+        raise ValueError("frequency_table counts each pair's turns inside the original "
+                         "context, so it needs original_context_length (L)")
     _check(d, base, method, factor, L, seq_len, beta_fast, beta_slow, low_freq_factor,
            high_freq_factor)
     thetas, _ = _frequencies(d, float(base), method, factor, L, seq_len, beta_fast, beta_slow,

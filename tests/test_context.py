@@ -223,6 +223,8 @@ def test_wrong_types_name_the_argument() -> None:
         rope_frequencies(128, method="linear", factor="4")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="original_context_length must be >= 1"):
         frequency_table(128, original_context_length=0)
+    with pytest.raises(ValueError, match="needs original_context_length"):
+        frequency_table(128, original_context_length=None)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------

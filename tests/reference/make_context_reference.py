@@ -62,23 +62,28 @@ def main() -> None:
                                                      factor=4.0), "cpu", seq_len=seq_len)
         cases.append(case({"d": 128, "method": "dynamic", "factor": 4.0,
                            "original_context_length": 2048, "seq_len": seq_len}, *made))
-    for d, base, L, factor, beta_fast, beta_slow in ((128, 10000.0, 4096, 16.0, 32.0, 1.0),
-                                                     (64, 500000.0, 8192, 4.0, 32.0, 1.0),
-                                                     (128, 10000.0, 2048, 8.0, 16.0, 2.0)):
-        rope = {"rope_type": "yarn", "factor": factor, "original_max_position_embeddings": L,
-                "beta_fast": beta_fast, "beta_slow": beta_slow}
-        made = ROPE_INIT_FUNCTIONS["yarn"](config(d, base, int(factor * L), **rope), "cpu")
-        cases.append(case({"d": d, "base": base, "method": "yarn", "factor": factor,
-                           "original_context_length": L, "beta_fast": beta_fast,
-                           "beta_slow": beta_slow}, *made))
-    for d, base, L, factor, low, high in ((128, 500000.0, 8192, 8.0, 1.0, 4.0),
-                                          (64, 10000.0, 2048, 4.0, 2.0, 8.0)):
-        rope = {"rope_type": "llama3", "factor": factor, "original_max_position_embeddings": L,
-                "low_freq_factor": low, "high_freq_factor": high}
-        made = ROPE_INIT_FUNCTIONS["llama3"](config(d, base, int(factor * L), **rope), "cpu")
-        cases.append(case({"d": d, "base": base, "method": "llama3", "factor": factor,
-                           "original_context_length": L, "low_freq_factor": low,
-                           "high_freq_factor": high}, *made))
+    # YaRN and Llama 3.1: minipe's argument names, and Hugging Face's for L
+    stretched: list[dict[str, Any]] = [
+        {"d": 128, "base": 10000.0, "method": "yarn", "factor": 16.0,
+         "original_context_length": 4096, "beta_fast": 32.0, "beta_slow": 1.0},
+        {"d": 64, "base": 500000.0, "method": "yarn", "factor": 4.0,
+         "original_context_length": 8192, "beta_fast": 32.0, "beta_slow": 1.0},
+        {"d": 128, "base": 10000.0, "method": "yarn", "factor": 8.0,
+         "original_context_length": 2048, "beta_fast": 16.0, "beta_slow": 2.0},
+        {"d": 128, "base": 500000.0, "method": "llama3", "factor": 8.0,
+         "original_context_length": 8192, "low_freq_factor": 1.0, "high_freq_factor": 4.0},
+        {"d": 64, "base": 10000.0, "method": "llama3", "factor": 4.0,
+         "original_context_length": 2048, "low_freq_factor": 2.0, "high_freq_factor": 8.0},
+    ]
+    for arguments in stretched:
+        d, base, method, L = (arguments[key] for key in
+                              ("d", "base", "method", "original_context_length"))
+        rope = {key: value for key, value in arguments.items()
+                if key not in ("d", "base", "method", "original_context_length")}
+        rope.update(rope_type=method, original_max_position_embeddings=L)
+        made = ROPE_INIT_FUNCTIONS[method](config(d, base, int(rope["factor"] * L), **rope),
+                                           "cpu")
+        cases.append(case(arguments, *made))
     reference = {
         "made_by": f"tests/reference/make_context_reference.py with torch {torch.__version__} "
                    f"and transformers {transformers.__version__} (rope initialisers, float32)",
