@@ -34,6 +34,7 @@ from minipe.attention import (
     softmax_naive,
 )
 from minipe.broadcast import ShapeError, broadcast_shapes
+from minipe.context import PairFrequency, decay_bound, frequency_table, rope_frequencies
 from minipe.display import format_matrix
 from minipe.embedding import Embedding
 from minipe.lab import TASKS, TrainingResult, accuracy, task_batch, train
@@ -64,6 +65,7 @@ __all__ = [
     "Embedding",
     "LearnedPositionalEmbedding",
     "Matrix",
+    "PairFrequency",
     "RelativePositionEmbedding",
     "RotaryAttention",
     "ShapeError",
@@ -84,8 +86,11 @@ __all__ = [
     "broadcast_shapes",
     "causal_mask",
     "clipped_relative_positions",
+    "decay_bound",
     "format_matrix",
+    "frequency_table",
     "relative_shift_matrix",
+    "rope_frequencies",
     "rotary_pairs",
     "run",
     "scaled_dot_product_attention",

@@ -35,7 +35,7 @@ permutation of the d dimensions (a learned W_q, W_k absorbs it).
 `RotaryAttention` builds on chapter 4's head: the same W_q, W_k, W_v, with
 the queries and keys rotated between `x @ W` and the scores.
 
-Left out: scaling tricks for long contexts (NTK, YaRN), partial rotary dims.
+Left out: partial rotary dims. Scaling for long contexts (PI, NTK, YaRN): minipe/context.py.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from minipe.arrays import Matrix
+from minipe.arrays import Matrix, Vector
 from minipe.attention import AttentionResult, SingleHeadAttention, scaled_dot_product_attention
 from minipe.checks import checked_base, checked_size
 
@@ -72,7 +72,8 @@ def rotary_pairs(d: int, layout: str = "interleaved") -> list[tuple[int, int]]:
 
 
 def apply_rotary(
-    x: Matrix, *, base: float = 10000.0, start: int = 0, layout: str = "interleaved"
+    x: Matrix, *, base: float = 10000.0, start: int = 0, layout: str = "interleaved",
+    frequencies: Vector | None = None,
 ) -> Matrix:
     """Rotate row r of x (the query or key at position pos = start + r), pair by pair.
 
@@ -93,19 +94,32 @@ def apply_rotary(
 
     Both have the norm of q, sqrt(30) = 5.4772. `start` is the position of
     row 0: a token generated later, at position 100, is rotated alone with
-    start=100.
+    start=100. `frequencies` replaces the theta_i (one per pair), e.g. with
+    the stretched ones of `rope_frequencies` (minipe/context.py).
     """
     if not isinstance(x, Matrix):
         raise TypeError(f"x must be a Matrix, one row per position (queries or keys), "
                         f"got {type(x).__name__}")
     checked_size(start, "start", minimum=0)
     pairs = rotary_pairs(x.shape[1], layout)
-    return _rotated(x, checked_base(base), start, pairs)
+    if frequencies is None:
+        return _rotated(x, _thetas(x.shape[1], checked_base(base)), start, pairs)
+    if not isinstance(frequencies, Vector) or len(frequencies) != len(pairs) \
+            or not all(0 < theta < math.inf for theta in frequencies):
+        raise ValueError(f"frequencies must be a Vector of d/2 = {len(pairs)} finite angles "
+                         f"theta_i > 0, one per pair (rope_frequencies makes them), got "
+                         f"{frequencies!r}")
+    if base != 10000.0:
+        raise ValueError(f"give base or frequencies, not both: the frequencies already hold "
+                         f"the theta_i a base would make (got base={base})")
+    return _rotated(x, list(frequencies), start, pairs)
 
 
-def _rotated(x: Matrix, base: float, start: int, pairs: list[tuple[int, int]]) -> Matrix:
-    d = x.shape[1]
-    thetas = [base ** (-2 * i / d) for i in range(d // 2)]  # theta_i = base**(-2i/d)
+def _thetas(d: int, base: float) -> list[float]:
+    return [base ** (-2 * i / d) for i in range(d // 2)]  # theta_i = base**(-2i/d)
+
+
+def _rotated(x: Matrix, thetas: list[float], start: int, pairs: list[tuple[int, int]]) -> Matrix:
     rows = []
     for pos, row in enumerate(x, start=start):  # the query or key at position pos
         values = list(row)
@@ -150,6 +164,7 @@ class RotaryAttention(SingleHeadAttention):
         """Attention of x (n, d_in) over itself, with q and k rotated by position."""
         queries, keys, values = self.qkv(x)  # each (n, d_out)
         pairs = rotary_pairs(self.d_out)
-        queries = _rotated(queries, self.base, 0, pairs)  # row pos turned by pos * theta_i
-        keys = _rotated(keys, self.base, 0, pairs)  # the same angles: only j - i survives
+        thetas = _thetas(self.d_out, self.base)  # theta_i = base**(-2i/d_out)
+        queries = _rotated(queries, thetas, 0, pairs)  # row pos turned by pos * theta_i
+        keys = _rotated(keys, thetas, 0, pairs)  # the same angles: only j - i survives
         return scaled_dot_product_attention(queries, keys, values, causal=causal, bias=bias)

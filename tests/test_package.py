@@ -30,6 +30,7 @@ ALLOWED_IMPORTS = {
     "attention": {"arrays", "broadcast", "checks"},
     "rotary": {"arrays", "checks", "attention"},
     "relative": {"arrays", "batch", "broadcast", "checks", "embedding"},
+    "context": {"arrays", "checks"},  # past the context window (stands on chapter 5's idea)
     "pipeline": {"arrays", "checks", "display", "tokenizer", "embedding", "positional",
                  "attention", "rotary", "relative"},
     "__main__": {"pipeline", "train"},
@@ -130,7 +131,9 @@ def test_the_public_api_of_design_md() -> None:
                 "scaled_dot_product_attention", "SingleHeadAttention", "run",
                 # issue 4: rotary and relative positions
                 "apply_rotary", "alibi_slopes", "alibi_bias", "t5_relative_bucket",
-                "clipped_relative_positions", "RelativePositionEmbedding"]
+                "clipped_relative_positions", "RelativePositionEmbedding",
+                # issue 12: past the context window
+                "rope_frequencies"]
     for name in contract:
         assert hasattr(minipe, name), name
         assert name in minipe.__all__

@@ -7,6 +7,7 @@ from the clone, in a subprocess. The expected numbers are worked here with
 
 from __future__ import annotations
 
+import cmath
 import math
 import os
 import re
@@ -48,6 +49,34 @@ def _rope_score(q: list[float], k: list[float], offset: int) -> float:
 
 
 ROPE_Q, ROPE_K = [1.0, 2.0, 3.0, 4.0], [0.5, -1.0, 2.0, 1.0]  # lesson 11's q and k
+
+
+def _pair_row(i: int, theta: float, default: float, L: int) -> str:
+    """Lesson 14's row for pair i: theta_i, wavelength 2 pi / theta_i, turns L / wavelength,
+    theta_i / default theta_i."""
+    wavelength = 2 * math.pi / theta
+    turns = L / wavelength
+    return f"   {i:4} {theta:10.6f} {wavelength:12.1f} {turns:12.3f} {theta / default:10.4f}"
+
+
+def _roformer_bound(r: int, d: int = 128, base: float = 10000.0) -> float:
+    """RoFormer 3.4.3: (1/(d/2)) sum_{j=1}^{d/2} |sum_{k<j} e^{i r theta_k}|, in complex numbers."""
+    turns = [cmath.exp(1j * r * base ** (-2 * k / d)) for k in range(d // 2)]
+    return sum(abs(sum(turns[:j])) for j in range(1, d // 2 + 1)) / (d / 2)
+
+
+def _llama3_counts() -> tuple[int, int, int]:
+    """Llama 3.1 at d = 128, base 500000, L = 8192: pairs with wavelength 2 pi * 500000**(2i/128)
+    under L / 4 (kept), over L / 1 (divided), and between (smoothed)."""
+    wavelengths = [2 * math.pi * 500000 ** (2 * i / 128) for i in range(64)]
+    kept = sum(1 for w in wavelengths if w < 8192 / 4)
+    divided = sum(1 for w in wavelengths if w > 8192 / 1)
+    return kept, 64 - kept - divided, divided
+
+
+NTK_THETA_63 = (10000 * 4 ** (128 / 126)) ** (-126 / 128)  # base' = base * 4**(d/(d-2))
+YARN_SCALE = 0.1 * math.log(16) + 1  # YaRN's sqrt(1/t) for factor 16
+DISTANCES = [0, 1, 5, 10, 20, 50, 100, 200, 500, 1000, 2000]
 
 # The numbers each lesson must print, and where each comes from.
 KEY_NUMBERS: dict[str, list[str]] = {
@@ -191,6 +220,34 @@ KEY_NUMBERS: dict[str, list[str]] = {
         "the same content-content term? True",  # 'a' is one ID, one row, at 0 and at 3
         f"sqrt(d_model / 2) = {math.sqrt(512 / 2):.4f}",  # 16: each pair sin^2 + cos^2 = 1
         f"those times sqrt(512) = {math.sqrt(512):.2f}",
+    ],
+    "14_past_the_context_window.py": [
+        # d = 128, L = 2048: theta_63 = 10000**(-126/128) turns 0.038 times; 2047 * theta_63
+        f"Pair 63 turns {2048 * 10000 ** (-126 / 128) / (2 * math.pi):.3f} times inside 2048",
+        f"2047 * theta_63 = {2047 * 10000 ** (-126 / 128):.4f} rad",  # 0.2364, the issue's
+        "equals q at position 1500, plain? True",  # 6000 / 4 = 1500
+        f"base' = 10000 * 4^(128/126) = {10000 * 4 ** (128 / 126):,.2f}",  # 40,889.94
+        _pair_row(0, 1.0, 1.0, 2048),  # NTK: the fastest pair unchanged
+        _pair_row(63, NTK_THETA_63, 10000 ** (-126 / 128), 2048),  # the slowest / 4
+        # dynamic at seq_len 8192: base * (4 * 8192 / 2048 - 3)**(d/(d-2)): the slowest / 13
+        f"reading  8192 tokens: pair 63 ratio {1 / 13:.4f}",
+        # YaRN d = 128, L = 4096, factor 16: floor 20.94 = 20, ceil 45.03 = 46, ramp between
+        "Pairs 0..20 made 32 turns",
+        _pair_row(20, 10000 ** (-40 / 128), 10000 ** (-40 / 128), 4096),  # kept
+        _pair_row(33, 10000 ** (-66 / 128) * (0.5 + 0.5 / 16), 10000 ** (-66 / 128), 4096),
+        _pair_row(46, 10000 ** (-92 / 128) / 16, 10000 ** (-92 / 128), 4096),  # divided
+        f"multiplied by {YARN_SCALE:.4f} (0.1 ln 16 + 1)",  # 1.2773
+        f"by {YARN_SCALE ** 2:.4f}:",
+        # Llama 3.1: 29 kept, 6 smoothed, 29 divided
+        f"{_llama3_counts()[0]} pairs kept (0..{_llama3_counts()[0] - 1})",
+        f"{_llama3_counts()[2]} pairs divided by 8 ({64 - _llama3_counts()[2]}..63)",
+        f"between: {_llama3_counts()[1]} pairs smoothed",
+        "   10000    " + "".join(f"{_roformer_bound(r):6.1f}" for r in DISTANCES),
+        "   500000   " + "".join(f"{_roformer_bound(r, base=500000.0):6.1f}" for r in DISTANCES),
+        "base 500000 above base 10000 at every r > 0 shown? True",
+        "   " + " ".join(f"{1 / (i + 1):.4f}" for i in range(6)),  # NoPE: 1/(i+1)
+        f"among    8 keys: weight {math.exp(5) / (math.exp(5) + 7):.3f}",  # 0.955
+        f"among 1024 keys: weight {math.exp(5) / (math.exp(5) + 1023):.3f}",  # 0.127
     ],
 }
 
@@ -400,6 +457,7 @@ FIGURES: dict[str, set[str]] = {
     "09_the_whole_pipeline.py": {"causal_weights.svg"},
     "12_absolute_vs_relative.py": {f"weights_{kind}.svg"
                                    for kind in ("none", "sinusoidal", "rope", "alibi")},
+    "14_past_the_context_window.py": {"decay_bound.svg"},
 }
 
 
