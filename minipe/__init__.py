@@ -3,7 +3,7 @@
     text -> tokens -> token IDs -> token embeddings -> + position encodings
          -> input embeddings -> single-head attention
 
-Read the chapters in this order (each is one module):
+Read the chapters in this order:
 
     1 tokenizer.py   text -> tokens -> IDs and back
     2 embedding.py   IDs -> vectors, a seeded lookup table
@@ -11,8 +11,11 @@ Read the chapters in this order (each is one module):
     4 attention.py   softmax and scaled dot-product attention
     5 rotary.py      RoPE: rotate the queries and keys instead of adding positions
     6 relative.py    ALiBi, T5 buckets, clipped relative positions: biases on the scores
-    7 pipeline.py    every stage at once: run(text) -> Trace
-    8 plot/          pictures: terminal heatmaps and SVG (import minipe.plot for them)
+    7 context.py     past the context window: stretching RoPE (PI, NTK, YaRN, Llama 3.1)
+    8 pipeline.py    every stage at once: run(text) -> Trace
+    9 training.py    backpropagation written out: TinyModel learns where tokens are
+      lab.py         tasks that need positions, Adam, train(); python -m minipe.train
+   10 plot/          pictures: terminal heatmaps and SVG (import minipe.plot for them)
 
 The chapters stand on two appendices, to read when curiosity calls:
 
