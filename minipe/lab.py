@@ -21,8 +21,10 @@ by about the learning rate, whatever the scale of its gradient:
     v = beta2 v + (1 - beta2) g^2          and of its square
     W = W - lr * m_hat / (sqrt(v_hat) + eps),  m_hat = m / (1 - beta1^t), likewise v
 
-Plain SGD (W = W - lr g) also learns these tasks, but needs a learning rate
-tuned to each kind of position; Adam's one default serves all five.
+Plain SGD would step by lr * g: big where the gradient is big. Adam's step
+m_hat / sqrt(v_hat) is about 1 in size for every number at first, so one
+learning rate suits tables whose gradients differ in scale - a token's row
+of E gets a gradient only in the steps where that token appears.
 """
 
 from __future__ import annotations
