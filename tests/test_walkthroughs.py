@@ -357,6 +357,8 @@ def test_lesson_15_positions_separate_from_none() -> None:
     right = {line.split()[0]: int(line.split("right on ")[1].split()[0]) for line in lines
              if "right on " in line}
     assert right["none"] <= 18 and right["sinusoidal"] >= 27, right
+    blind = next(line for line in lines if line.split()[:3] == ["none", "right", "on"])
+    assert blind.endswith("mirrored pairs alike: 18 of 18")  # one bag, one answer
     gaps = [float(line.split("largest difference: ")[1].split(";")[0]) for line in lines
             if "largest difference: " in line]
     assert len(gaps) == 2 and all(gap < 1e-12 for gap in gaps)  # one bag, one answer
