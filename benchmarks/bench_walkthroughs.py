@@ -1,11 +1,16 @@
-"""How long each walkthrough takes, against its budget of 2 seconds.
+"""How long each walkthrough takes, against its budget: 2 seconds, or 5 for the lab's.
 
 Each lesson runs as a learner runs it, `python walkthroughs/NN_name.py`, in a
 fresh interpreter; the time includes starting Python, which is measured on its
 own (`python -c pass`) and printed beside, in the same run.
 
+A lesson that trains models (chapter 9's lab: lessons 07, 15, 16) gets 5
+seconds: training is pure-Python backpropagation, a few hundred steps per
+model, and issue 11 asks for each experiment in under about 5 s. A lesson
+that only inspects a model (17) keeps the 2 s of every other lesson.
+
     python benchmarks/bench_walkthroughs.py             # median of 3 runs each
-    python benchmarks/bench_walkthroughs.py --strict    # exit 1 if one is over 2 s
+    python benchmarks/bench_walkthroughs.py --strict    # exit 1 if one is over budget
 """
 
 from __future__ import annotations
@@ -19,6 +24,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BUDGET_SECONDS = 2.0
+TRAINING_BUDGET_SECONDS = 5.0  # the lessons that train models in the lab (see above)
+TRAINING_LESSONS = ("07_fixed_vs_learned.py", "15_does_attention_need_positions.py",
+                    "16_what_the_learned_table_learned.py")
+
+
+def budget_of(lesson: Path) -> float:
+    """The seconds a lesson may take: 5 if it trains models, 2 otherwise."""
+    return TRAINING_BUDGET_SECONDS if lesson.name in TRAINING_LESSONS else BUDGET_SECONDS
 
 
 def seconds_to_run(command: list[str], repeats: int) -> float:
@@ -37,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=3, help="runs per lesson (default 3)")
     parser.add_argument("--strict", action="store_true",
-                        help=f"exit 1 if a lesson takes more than {BUDGET_SECONDS:g} s")
+                        help="exit 1 if a lesson takes more than its budget "
+                        f"({BUDGET_SECONDS:g} s; {TRAINING_BUDGET_SECONDS:g} s if it trains)")
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error(f"--repeats must be at least 1, got {args.repeats}")
@@ -47,11 +61,13 @@ def main(argv: list[str] | None = None) -> int:
     over = []
     for lesson in sorted((ROOT / "walkthroughs").glob("[0-9][0-9]_*.py")):
         seconds = seconds_to_run([sys.executable, str(lesson)], args.repeats)
-        verdict = "ok" if seconds <= BUDGET_SECONDS else "OVER"
+        budget = budget_of(lesson)
+        verdict = "ok" if seconds <= budget else "OVER"
         if verdict == "OVER":
             over.append(lesson.name)
-        print(f"{lesson.name:45} {seconds:6.3f} s  {verdict}")
-    print(f"budget: {BUDGET_SECONDS:g} s per lesson; over budget: {len(over)}")
+        print(f"{lesson.name:45} {seconds:6.3f} s  of {budget:g} s  {verdict}")
+    print(f"budget: {BUDGET_SECONDS:g} s per lesson, {TRAINING_BUDGET_SECONDS:g} s for "
+          f"{len(TRAINING_LESSONS)} that train; over budget: {len(over)}")
     return 1 if args.strict and over else 0
 
 

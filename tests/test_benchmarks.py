@@ -29,6 +29,17 @@ def test_bench_walkthroughs_times_every_lesson() -> None:
         assert lesson.name in done.stdout
 
 
+def test_every_lesson_with_the_training_budget_exists() -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import bench_walkthroughs
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    lessons = {path.name for path in (ROOT / "walkthroughs").glob("[0-9][0-9]_*.py")}
+    assert set(bench_walkthroughs.TRAINING_LESSONS) <= lessons
+    assert bench_walkthroughs.budget_of(ROOT / "walkthroughs" / "01_text_to_ids.py") == 2.0
+
+
 def test_bench_steps_reaches_every_landmark() -> None:
     # --strict exits 1 if a landmark line is never reached: a renamed line would show here
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_steps.py"),

@@ -150,6 +150,10 @@ KEY_NUMBERS: dict[str, list[str]] = {
         f"[{math.sin(4):7.4f} {math.cos(4):7.4f}",  # PE(4) begins [sin 4, cos 4]
         "(positions 0..3)",  # the learned table's rows
         "a sequence of 5 tokens -> ValueError",
+        # the trained learned head, given 8 tokens: its table has rows 0..3 only
+        "there is no row for position 4 to look up",
+        f"a guess among 5 kinds: {1 / 5:.1%}",
+        *(f"position {pos}: " for pos in range(1, 8)),  # every position of 8 tokens
     ],
     "08_binary_vs_sinusoidal.py": [
         "pos  7: 1110",  # 7 = 4 + 2 + 1, least significant bit first
@@ -249,6 +253,36 @@ KEY_NUMBERS: dict[str, list[str]] = {
         f"among    8 keys: weight {math.exp(5) / (math.exp(5) + 7):.3f}",  # 0.955
         f"among 1024 keys: weight {math.exp(5) / (math.exp(5) + 1023):.3f}",  # 0.127
     ],
+    "15_does_attention_need_positions.py": [
+        f"ln 5 = {math.log(5):.4f}",  # the loss of a uniform guess over 5 kinds
+        "at 2T = 16: cannot run:",  # the learned head has 8 rows
+        "there is no row for position 8 to look up",
+        # the lab's words: a 0, man 1, dog 2, cat 3, fox 4, bites 5, sees 6, chases 7, who? 8
+        "IDs: [0, 1, 5, 0, 2, 8] and [0, 2, 5, 0, 1, 8]",
+        "untrained head, scores at 'who?'",
+        "trained head, scores at 'who?'",
+        f"of {4 * 3 * 3} sentences",  # 4 subjects x 3 other nouns x 3 verbs
+    ],
+    "16_what_the_learned_table_learned.py": [
+        "learned table (8, 8); sinusoidal table (8, 8)",  # T = 8 rows, d_model = 8
+        # cos(PE_i, PE_j) = sum_i cos(k w_i) / (d/2), k = j - i: |PE|^2 = d/2 = 4
+        "   i=0  " + "".join(f"{_sinusoid_dot(j, 8) / 4:7.2f}" for j in range(8)),
+        *(f"offset {k}: learned" for k in (1, 2, 3)),
+        *(f"sinusoidal {_sinusoid_dot(k, 8) / 4:6.2f}" for k in (1, 2, 3)),
+        "(W_q P_i) . (W_k P_j) / sqrt(8)",
+    ],
+    "17_gradients_of_positions.py": [
+        "inputs: 8 sequences of 4 IDs",  # lecture 001's batch of 8 x 4
+        "targets of the first (-100: position 0 has no previous token): [-100, ",
+        # the issue's contract: no position table without a learned one
+        "parameters(): W_k, W_out, W_q, W_v, token_embedding\n",
+        "gradients:    W_k, W_out, W_q, W_v, token_embedding\n",
+        "d_inputs: 8 tables of shape (4, 8)",  # one dloss/dx per sequence: (T, d_model)
+        "parameters(): W_k, W_out, W_q, W_v, position_embedding, token_embedding",
+        "gradient of position_embedding: shape (4, 8)",  # (context_length, d_model)
+        "equal to the gradient of the table? True",
+        "one sequence's dloss/dx alone equal to it? False",
+    ],
 }
 
 
@@ -300,6 +334,83 @@ def test_lesson_12_weights_show_what_each_kind_does() -> None:
     for kind in ("sinusoidal", "rope", "alibi"):
         assert rows[kind][0] != rows[kind][4], kind
     assert rows["alibi"] == sorted(rows["alibi"])
+
+
+def _percent(line: str, after: str) -> float:
+    """The share printed right after `after` on `line`, e.g. '98.0%' -> 0.98."""
+    return float(line.split(after)[1].split("%")[0]) / 100
+
+
+def test_lesson_15_positions_separate_from_none() -> None:
+    """Thresholds, not a run's numbers: every positioned head beats the head without
+    positions by 20 points at T; learned and RoPE reach 90%. Without positions the
+    36 who-bites-whom sentences are 18 mirrored pairs with one bag each, so at most
+    18 can be right; the sinusoidal head must clear that bound with margin (27 = 3/4)."""
+    output = _run(WALKTHROUGHS / "15_does_attention_need_positions.py").stdout
+    lines = output.splitlines()
+    at_T = {line.split()[0]: _percent(line, "at T = 8:") for line in lines
+            if "at T = 8:" in line and "at 2T = 16:" in line}
+    assert set(at_T) == {"none", "learned", "sinusoidal", "rope", "alibi"}
+    for kind in ("learned", "sinusoidal", "rope", "alibi"):
+        assert at_T[kind] >= at_T["none"] + 0.20, (kind, at_T)
+    assert at_T["learned"] >= 0.90 and at_T["rope"] >= 0.90, at_T
+    right = {line.split()[0]: int(line.split("right on ")[1].split()[0]) for line in lines
+             if "right on " in line}
+    assert right["none"] <= 18 and right["sinusoidal"] >= 27, right
+    blind = next(line for line in lines if line.split()[:3] == ["none", "right", "on"])
+    assert blind.endswith("mirrored pairs alike: 18 of 18")  # one bag, one answer
+    gaps = [float(line.split("largest difference: ")[1].split(";")[0]) for line in lines
+            if "largest difference: " in line]
+    assert len(gaps) == 2 and all(gap < 1e-12 for gap in gaps)  # one bag, one answer
+
+
+def test_lesson_15_numbers_words_as_the_lab_does() -> None:
+    """The lesson's IDs: 'a' 0, nouns 1-4, verbs 5-7, 'who?' 8 - as every sentence the
+    lab makes reads: [a, subject, verb, a, object, who?]."""
+    from minipe import task_batch
+
+    inputs, targets = task_batch("who-bites-whom", 9, 6, 50, seed=0)
+    for ids, wanted in zip(inputs, targets):
+        assert ids[0] == ids[3] == 0 and ids[5] == 8
+        assert {ids[1], ids[4]} <= {1, 2, 3, 4} and ids[1] != ids[4] and 5 <= ids[2] <= 7
+        assert wanted == [-100] * 5 + [ids[1]]  # the subject, asked at 'who?'
+
+
+def test_lesson_16_reports_the_one_back_peaks() -> None:
+    """The sinusoidal table's likeness is a function of j - i alone (cos is the
+    angle difference); training turns the learned head's position scores to peak
+    one back in most rows (at least 5 of 7), more than before training."""
+    lines = _run(WALKTHROUGHS / "16_what_the_learned_table_learned.py").stdout.splitlines()
+    spread = next(line for line in lines if line.startswith("sinusoidal rows: along"))
+    assert float(spread.split()[-1]) < 1e-12
+    trained = next(line for line in lines if line.strip().startswith("trained:"))
+    before = next(line for line in lines if line.strip().startswith("before training:"))
+    peaks = [int(row) for row in trained.split("[")[1].rstrip("]").split(",") if row.strip()]
+    earlier = [int(row) for row in before.split("[")[1].rstrip("]").split(",") if row.strip()]
+    assert set(peaks) <= set(range(1, 8)) and len(peaks) >= 5, peaks
+    assert len(peaks) > len(earlier), (peaks, earlier)
+
+
+def test_lesson_17_nudging_agrees_and_unseen_rows_get_nothing() -> None:
+    """Two ways to one number: the slope of the loss when one entry of the table is
+    nudged, and backpropagation's gradient. Rows 4-7 of an 8-row table, given
+    sequences of 4, get exactly 0; rows 0-3 do not."""
+    lines = _run(WALKTHROUGHS / "17_gradients_of_positions.py").stdout.splitlines()
+    slope = float(next(line for line in lines if "slope" in line).split("slope")[1])
+    entry = float(next(line for line in lines if "gradient's entry" in line).split()[-1])
+    assert math.isclose(slope, entry, abs_tol=2e-6)
+    zero = [line.split()[1].rstrip(":") for line in lines if line.endswith("exactly 0? True")]
+    not_zero = [line.split()[1].rstrip(":") for line in lines
+                if line.endswith("exactly 0? False")]
+    assert zero == ["4", "5", "6", "7"] and not_zero == ["0", "1", "2", "3"]
+
+
+def test_lesson_07_both_heads_learn_on_4_tokens() -> None:
+    """The lesson says both heads learn previous-token at 4 tokens: at least 90%."""
+    lines = _run(WALKTHROUGHS / "07_fixed_vs_learned.py").stdout.splitlines()
+    shares = [_percent(line, "accuracy at 4 tokens") for line in lines
+              if "accuracy at 4 tokens" in line]
+    assert len(shares) == 2 and min(shares) >= 0.90, shares
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=[path.stem for path in LESSONS])
@@ -458,6 +569,9 @@ FIGURES: dict[str, set[str]] = {
     "12_absolute_vs_relative.py": {f"weights_{kind}.svg"
                                    for kind in ("none", "sinusoidal", "rope", "alibi")},
     "14_past_the_context_window.py": {"decay_bound.svg"},
+    "15_does_attention_need_positions.py": {"loss_curves.svg"},
+    "16_what_the_learned_table_learned.py": {"learned_cosine.svg", "sinusoidal_cosine.svg",
+                                             "learned_scores.svg", "sinusoidal_scores.svg"},
 }
 
 

@@ -2,12 +2,14 @@
 
 Question: a model is trained on sequences of at most 4 tokens. What happens
 when it meets a fifth token: with sinusoidal positions, and with a learned
-(GPT-style) table?
+(GPT-style) table? The lesson trains both and tries.
 
 Claim checked (lectures 001 and 003): the formula gives a vector for every
-position, while a learned table stops at its context_length.
+position, while a learned table stops at its context_length; a vector that
+exists is not yet a position the model has learned to use.
 
-Lectures 001 and 003. Run: python walkthroughs/07_fixed_vs_learned.py [--step]
+Lectures 001 and 003, with the lab of chapter 9 (minipe/training.py).
+Run: python walkthroughs/07_fixed_vs_learned.py [--step]
 """
 
 import textwrap
@@ -17,10 +19,14 @@ from lesson import Lesson
 from minipe import (
     LearnedPositionalEmbedding,
     Matrix,
+    TinyModel,
+    accuracy,
     allclose,
     format_matrix,
     sinusoidal_encoding,
     sinusoidal_position,
+    task_batch,
+    train,
 )
 
 # %% A sinusoidal table has no last row
@@ -39,9 +45,9 @@ if __name__ == "__main__":
     beyond = Matrix([longer[4].tolist(), longer[5].tolist(), far.tolist()])  # never trained on
     print(format_matrix(beyond, row_labels=["pos 4", "pos 5", "pos 5000"]))
     # PE(4) = [-0.7568, -0.6536, 0.3894, 0.9211, 0.0400, 0.9992, 0.0040, 1.0000]
-    print("The encoding extends past any length. (Whether a trained model makes")
-    print("good use of positions it never saw is another matter: the vectors")
-    print("exist, the experience with them does not.)")
+    print("The encoding extends past any length. Whether a trained model makes")
+    print("good use of positions it never saw is another matter: stage 4 trains")
+    print("one on 4 tokens and measures it.")
 
 # %% A learned table stops at context_length
 if __name__ == "__main__":
@@ -59,15 +65,57 @@ if __name__ == "__main__":
     print("GPT-2, with 1024 rows, cannot read a 1025th token. That is why its")
     print("context length is a hard limit.")
 
+# %% Train both on 4 tokens
+if __name__ == "__main__":
+    lesson.stage("Train a head of each kind on sequences of 4 tokens")
+
+    steps, batch_size = 200, 8  # the lab's default is 300 x 8; 200 steps learn this task
+    models = {}
+    for kind in ("sinusoidal", "learned"):
+        model = TinyModel(5, d_model, context_length, positions=kind, seed=0)
+        models[kind] = train(model, "previous-token", steps=steps, batch_size=batch_size).model
+        at_4 = accuracy(models[kind], "previous-token")  # 64 new sequences of 4, seed 1
+        print(f"   {kind:10} previous-token, {steps} steps x {batch_size}: "
+              f"accuracy at 4 tokens {at_4:.1%}")
+    print("Both learn it: output the token before each token (5 token kinds).")
+
+# %% Then give them 8
+if __name__ == "__main__":
+    lesson.stage("Give both 8 tokens: positions 4..7 were never seen")
+
+    try:
+        accuracy(models["learned"], "previous-token", seq_len=8)
+    except ValueError as error:  # the trained table has 4 rows
+        print("learned -> ValueError:")
+        print(textwrap.indent(textwrap.fill(str(error), width=76), "   "))
+    inputs, targets = task_batch("previous-token", 5, 8, 64, seed=1)  # 64 sequences of 8
+    right = [0] * 8  # right answers at each position
+    for ids, wanted in zip(inputs, targets):
+        scores = models["sinusoidal"].logits(ids)  # (8, 5)
+        for pos in range(1, 8):  # position 0 has no previous token
+            row = scores[pos].tolist()
+            right[pos] += row.index(max(row)) == wanted[pos]
+    print("sinusoidal, accuracy at each position over 64 sequences of 8:")
+    for pos in range(1, 8):
+        seen = "trained on" if pos < context_length else "never seen"
+        print(f"   position {pos}: {right[pos] / 64:6.1%}   ({seen})")
+    print(f"a guess among 5 kinds: {1 / 5:.1%}")
+    print("The causal mask lets position t see only tokens 0..t, so positions 1-3")
+    print("of a longer sequence see just what they saw in training. From position")
+    print("4 on, the head gets PE rows it never trained with: the encoding")
+    print("extends, and what the head does with it is measured here.")
+
 # %% What each kind costs and buys
 if __name__ == "__main__":
     lesson.stage("What each kind costs and buys")
 
     print(f"learned:    {context_length} x {d_model} = {context_length * d_model} numbers "
           "to train; any pattern the data")
-    print("            asks for; stops at context_length")
+    print("            asks for; stops at context_length: the model above cannot run")
     print("sinusoidal: 0 numbers to train; a fixed pattern with the shift property")
-    print("            of lesson 6; defined at every position")
+    print("            of lesson 6; defined at every position, which is not the same")
+    print("            as working there (the accuracies above)")
     print("The original Transformer (2017) used the formula; GPT-2 and GPT-3 learn")
     print("their table. Both are absolute: each position gets its own vector.")
     print("(Lecture 001 adds GPT-4; its architecture is unpublished: errata E4.)")
+    print("Lesson 15 tries RoPE and ALiBi past the training length too.")

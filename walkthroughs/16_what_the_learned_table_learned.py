@@ -1,0 +1,159 @@
+"""Lesson 16: what the learned table learned
+
+Question: a head with a learned position table is trained to output the
+previous token. What is in its table afterwards: which rows resemble which,
+and does position i, by its position alone, look one back, at i - 1? And
+what does a head with fixed sinusoids do with the same task?
+
+Claim checked (lectures 001 and 003): a learned table gets whatever pattern
+the task asks for from training, while the sinusoidal table is fixed and
+only the weights around it learn.
+
+Lectures 001 and 003, with the lab of chapter 9 (minipe/training.py).
+Run: python walkthroughs/16_what_the_learned_table_learned.py [--step] [--svg]
+"""
+
+import math
+
+from lesson import Lesson
+
+from minipe import Matrix, TinyModel, accuracy, sinusoidal_encoding, train
+from minipe.plot import Heatmap
+
+T, D_MODEL = 8, 8  # positions 0..7, vectors of 8 numbers
+
+
+def cosine_similarity(table: Matrix) -> Matrix:
+    """C[i][j] = P_i . P_j / (|P_i| |P_j|): 1 for the same direction, -1 for opposite."""
+    norms = [row.norm() for row in table]
+    return Matrix([[table[i].dot(table[j]) / (norms[i] * norms[j]) for j in range(len(table))]
+                   for i in range(len(table))])  # (T, T)
+
+
+def position_scores(table: Matrix, W_q: Matrix, W_k: Matrix) -> Matrix:
+    """S[i][j] = (P_i W_q) . (P_j W_k) / sqrt(d): the score of key j for query i,
+    from the positions alone (the token embeddings left out)."""
+    q = table @ W_q  # (T, d): each position's part of the query
+    k = table @ W_k  # (T, d): each position's part of the key
+    return q @ k.T / math.sqrt(D_MODEL)  # (T, T)
+
+
+def show(table: Matrix, digits: int) -> None:
+    """Print a (T, T) table, one row per query position i."""
+    print("         " + "".join(f"{f'j={j}':>7}" for j in range(len(table))))
+    for i, row in enumerate(table):
+        print(f"   i={i}  " + "".join(f"{value:7.{digits}f}" for value in row.tolist()))
+
+
+def diagonals(table: Matrix) -> list[list[float]]:
+    """The entries with j - i = k, for k = 0..T-1: one list per diagonal."""
+    size = len(table)
+    return [[table[i, i + k] for i in range(size - k)] for k in range(size)]
+
+
+def one_back_peaks(scores: Matrix) -> list[int]:
+    """The rows i >= 1 whose highest score among the keys j <= i (what the causal
+    mask lets through) is j = i - 1."""
+    peaks = []
+    for i in range(1, len(scores)):
+        allowed = scores[i].tolist()[:i + 1]  # keys 0..i
+        if allowed.index(max(allowed)) == i - 1:
+            peaks.append(i)
+    return peaks
+
+
+def cosine_figure(cosines: Matrix, title: str) -> Heatmap:
+    """The cosine similarities as a heatmap, coloured around 0."""
+    return Heatmap(cosines, title=title, subtitle="cosine similarity of rows i and j",
+                   x_name="position j", y_name="position i", palette="diverging")
+
+
+def scores_figure(scores: Matrix, head: str, table: str) -> Heatmap:
+    """The position-only scores as a heatmap, query positions down, keys across."""
+    return Heatmap(scores, title=f"{head} head: scores from the positions alone",
+                   subtitle=f"(W_q {table}_i) . (W_k {table}_j) / sqrt(8); the mask keeps j <= i",
+                   x_name="key position j", y_name="query position i")
+
+
+# %% Train two heads
+if __name__ == "__main__":
+    lesson = Lesson(__doc__)
+    lesson.stage("Train a learned and a sinusoidal head on previous-token")
+
+    steps, batch_size = 200, 4  # the lab's default is 300 x 8; this is a third of the work
+    untrained = TinyModel(5, D_MODEL, T, positions="learned", seed=0)
+    learned = train(untrained, "previous-token", steps=steps, batch_size=batch_size).model
+    sinusoidal = train(TinyModel(5, D_MODEL, T, positions="sinusoidal", seed=0),
+                       "previous-token", steps=steps, batch_size=batch_size).model
+    print(f"{steps} steps x {batch_size} sequences of T = 8 each, 5 token kinds, d = 8")
+    for name, model in (("learned", learned), ("sinusoidal", sinusoidal)):
+        print(f"   {name:10} accuracy at T = 8: {accuracy(model, 'previous-token'):.1%}")
+    P = learned.parameters()["position_embedding"]  # (8, 8): row t is position t's vector
+    PE = sinusoidal_encoding(T, D_MODEL)  # (8, 8): the formula's rows, never trained
+    print(f"learned table {P.shape}; sinusoidal table {PE.shape}")
+
+# %% Which rows resemble which
+if __name__ == "__main__":
+    lesson.stage("Cosine similarity of the rows: the learned table")
+
+    learned_cos = cosine_similarity(P)
+    show(learned_cos, 2)
+    lesson.save_figure("learned_cosine.svg", cosine_figure(
+        learned_cos, "Learned position table, trained on previous-token"))
+
+# %% The same for the sinusoidal table
+if __name__ == "__main__":
+    lesson.stage("Cosine similarity of the rows: the sinusoidal table")
+
+    sinusoidal_cos = cosine_similarity(PE)
+    show(sinusoidal_cos, 2)
+    for name, table in (("sinusoidal", sinusoidal_cos), ("learned", learned_cos)):
+        spread = max(max(diagonal) - min(diagonal) for diagonal in diagonals(table))
+        print(f"{name:10} rows: along each diagonal j - i = k, largest minus smallest "
+              f"{spread:.1e}")
+    print("The sinusoidal rows' likeness depends on the offset j - i alone (the")
+    print("shift of lesson 06); the learned rows' does not. The mean by offset:")
+    for k in (1, 2, 3):
+        learned_mean = sum(learned_cos[i, i + k] for i in range(T - k)) / (T - k)
+        fixed_mean = sum(sinusoidal_cos[i, i + k] for i in range(T - k)) / (T - k)
+        print(f"   offset {k}: learned {learned_mean:6.2f}   sinusoidal {fixed_mean:6.2f}")
+    lesson.save_figure("sinusoidal_cosine.svg", cosine_figure(
+        sinusoidal_cos, "Sinusoidal position table (fixed), T = 8, d_model = 8"))
+
+# %% Position-only scores: the learned head
+if __name__ == "__main__":
+    lesson.stage("Scores from positions alone: (W_q P_i) . (W_k P_j) / sqrt(8)")
+
+    weights = learned.parameters()
+    learned_scores = position_scores(P, weights["W_q"], weights["W_k"])
+    show(learned_scores, 1)
+    before = untrained.parameters()
+    random_scores = position_scores(before["position_embedding"], before["W_q"], before["W_k"])
+    print("The causal mask lets query i see keys j <= i. Rows i = 1..7 whose")
+    print("highest allowed score is one back, at j = i - 1:")
+    print(f"   trained:           {one_back_peaks(learned_scores)}")
+    print(f"   before training:   {one_back_peaks(random_scores)}")
+    lesson.save_figure("learned_scores.svg", scores_figure(learned_scores, "Learned", "P"))
+
+# %% Position-only scores: the sinusoidal head
+if __name__ == "__main__":
+    lesson.stage("The same scores for the sinusoidal head: its W_q, W_k and PE")
+
+    weights = sinusoidal.parameters()
+    sinusoidal_scores = position_scores(PE, weights["W_q"], weights["W_k"])
+    show(sinusoidal_scores, 1)
+    fresh = TinyModel(5, D_MODEL, T, positions="sinusoidal", seed=0).parameters()
+    fresh_scores = position_scores(PE, fresh["W_q"], fresh["W_k"])  # before training
+    peaks = one_back_peaks(sinusoidal_scores)
+    missed = [i for i in range(1, T) if i not in peaks]
+    print(f"rows whose highest allowed score is at j = i - 1: {peaks}")
+    print(f"rows where it is elsewhere: {missed}")
+    print(f"the same rows before training: {one_back_peaks(fresh_scores)}")
+    print("The table is the formula's and never changes: what moved the peaks is")
+    print("W_q and W_k, which training did change.")
+    if missed:
+        print("The token embeddings add to every score too, so a row that peaks")
+        print("elsewhere here can still be answered right: the accuracy above")
+        print("counts the whole score.")
+    lesson.save_figure("sinusoidal_scores.svg",
+                       scores_figure(sinusoidal_scores, "Sinusoidal", "PE"))
