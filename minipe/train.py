@@ -8,6 +8,10 @@ On a terminal the progress is one line that redraws itself (step, loss, a
 bar); piped or redirected, it is a plain line every tenth of the run. Then a
 summary: the loss before and after, and the accuracy at the training length
 T and at 2T, where a learned table has no rows and says so.
+
+In Python, take the function from the package: `from minipe import train`.
+This file is the command; importing it (`import minipe.train`) makes Python
+bind the name minipe.train to this module instead of the function.
 """
 
 from __future__ import annotations
