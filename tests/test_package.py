@@ -133,11 +133,17 @@ def test_the_public_api_of_design_md() -> None:
                 "apply_rotary", "alibi_slopes", "alibi_bias", "t5_relative_bucket",
                 "clipped_relative_positions", "RelativePositionEmbedding",
                 # issue 12: past the context window
-                "rope_frequencies"]
+                "rope_frequencies",
+                # issue 11: the lab
+                "TinyModel", "train"]
     for name in contract:
         assert hasattr(minipe, name), name
         assert name in minipe.__all__
     assert issubclass(minipe.ShapeError, ValueError)
+    assert callable(minipe.train) and not isinstance(minipe.train, type(minipe))  # a function
+    model = minipe.TinyModel(5, 8, 8, positions="learned", causal=True, base=10000.0, seed=0)
+    for method in ("parameters", "logits", "loss_and_gradients"):
+        assert callable(getattr(model, method)), method
 
 
 def test_typed_package_marker_ships() -> None:
