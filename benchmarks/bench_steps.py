@@ -13,6 +13,15 @@ many come before each landmark - the line that holds an idea:
     the score line             q @ k.T / math.sqrt(d_k)
     the softmax's exp          exp(x_j - max)
 
+Then the same count for one training step of chapter 9,
+`model.loss_and_gradients(inputs, targets)` on 2 sequences of 4 tokens with a
+learned table (the model is built before the count starts):
+
+    the lookup E[ids]          the token table's rows taken by ID
+    the cross-entropy          log sum_j e^z_j - z_t
+    the softmax's gradient     sum_k w_k dw_k
+    the batch sum              dP[t] = the sum over the batch of dx_b[t]
+
 A landmark is found by the text of its line (a regular expression below),
 so the script keeps working when lines move. Fewer stops is better: a learner
 who presses `s` from `run()` should land in the idea, not in plumbing.
@@ -62,16 +71,23 @@ LANDMARKS = (
     Landmark("the softmax's exp", "attention.py", r"math\.exp\("),
 )
 
+TRAINING_LANDMARKS = (
+    Landmark("the lookup E[ids]", "training.py", r"E\.rows\[token_id\]"),
+    Landmark("the cross-entropy", "training.py", r"math\.log\(total_exp\)"),
+    Landmark("the softmax's gradient", "training.py", r"through = sum"),
+    Landmark("the batch sum", "training.py", r"d_P\[t\] = "),
+)
+
 TraceFunction = Callable[[FrameType, str, Any], Optional[Callable[..., Any]]]
 
 
 class StepCounter:
     """Counts pdb's stopping events in minipe's frames; notes when each landmark first runs."""
 
-    def __init__(self) -> None:
+    def __init__(self, landmarks: Sequence[Landmark] = LANDMARKS) -> None:
         self.stops = 0
         self.reached: dict[str, int] = {}
-        self._patterns = [(landmark, re.compile(landmark.pattern)) for landmark in LANDMARKS]
+        self._patterns = [(landmark, re.compile(landmark.pattern)) for landmark in landmarks]
 
     def _ours(self, frame: FrameType) -> bool:
         return frame.f_code.co_filename.startswith(PACKAGE)
@@ -114,8 +130,34 @@ def count_default_run() -> StepCounter:
     return counter
 
 
+def count_training_step() -> StepCounter:
+    """One step of chapter 9's loss and gradients, under the counter."""
+    if sys.path[:1] != [str(ROOT)]:
+        sys.path.insert(0, str(ROOT))
+    from minipe import TinyModel
+
+    model = TinyModel(5, 8, 4, positions="learned")
+    inputs, targets = [[0, 1, 2, 3], [3, 2, 1, 0]], [[-100, 0, 1, 2], [-100, 3, 2, 1]]
+    counter = StepCounter(TRAINING_LANDMARKS)
+    sys.settrace(counter.on_call)
+    try:
+        model.loss_and_gradients(inputs, targets)
+    finally:
+        sys.settrace(None)
+    return counter
+
+
+def print_counts(title: str, counter: StepCounter, landmarks: Sequence[Landmark]) -> None:
+    print(title)
+    for landmark in landmarks:
+        reached = counter.reached.get(landmark.name)
+        shown = "not reached" if reached is None else f"{reached:>6}"
+        print(f"  before {landmark.name:<24}{shown}")
+    print(f"  {'total':<31}{counter.stops:>6}")
+
+
 CHAPTERS = ("tokenizer", "embedding", "positional", "attention", "rotary", "relative",
-            "pipeline")
+            "context", "pipeline", "training", "lab")
 GUARD_NAMES = re.compile(r"^_?check|^_?checked|^_not_a_list$|^_name_the_bad|^_no_weights$")
 
 
@@ -180,15 +222,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="also count each chapter's guard lines against its teaching lines")
     arguments = parser.parse_args(argv)
     counter = count_default_run()
-    print("pdb `step` stops in minipe's frames during one default run():")
-    for landmark in LANDMARKS:
-        reached = counter.reached.get(landmark.name)
-        shown = "not reached" if reached is None else f"{reached:>6}"
-        print(f"  before {landmark.name:<24}{shown}")
-    print(f"  {'total':<31}{counter.stops:>6}")
+    print_counts("pdb `step` stops in minipe's frames during one default run():", counter,
+                 LANDMARKS)
+    training = count_training_step()
+    print_counts("and during one training step, loss_and_gradients (chapter 9):", training,
+                 TRAINING_LANDMARKS)
     if arguments.guards:
         print_guards()
     missing = [landmark.name for landmark in LANDMARKS if landmark.name not in counter.reached]
+    missing += [landmark.name for landmark in TRAINING_LANDMARKS
+                if landmark.name not in training.reached]
     return 1 if arguments.strict and missing else 0
 
 

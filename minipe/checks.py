@@ -221,15 +221,18 @@ def check_targets(inputs: Sequence[Sequence[int]], targets: object, vocab_size: 
     if not isinstance(targets, (list, tuple)) or len(targets) != len(inputs):
         raise ValueError(f"targets must be a list with one list per input sequence "
                          f"({len(inputs)}), got {targets!r:.60}")
+    allowed = set(range(vocab_size)) | {-100}
     for b, (ids, wanted) in enumerate(zip(inputs, targets)):
         if not isinstance(wanted, (list, tuple)) or len(wanted) != len(ids):
             raise ValueError(f"targets[{b}] must hold one target per token of inputs[{b}] "
                              f"({len(ids)}), got {wanted!r:.60}")
+        if operator.countOf(map(type, wanted), int) == len(wanted) and allowed >= set(wanted):
+            continue  # the usual list, looked at whole; a bad one is read target by target
         for t, target in enumerate(wanted):
-            if target != -100 and (type(target) is not int or not 0 <= target < vocab_size):
+            if type(target) is not int or target not in allowed:
                 raise ValueError(f"targets[{b}][{t}] = {target!r}: a target is an ID in "
                                  f"0..{vocab_size - 1}, or -100 to skip that position")
-    if all(target == -100 for wanted in targets for target in wanted):
+    if sum(map(len, targets)) == sum(wanted.count(-100) for wanted in targets):
         raise ValueError("every target is -100: with nothing to predict, the loss (a mean "
                          "over the targets) is undefined")
 
