@@ -279,6 +279,7 @@ def _backward(model: TinyModel, forward: _Forward, targets: list[list[int]]) -> 
     gradients = {"token_embedding": _lookup_backward(forward.ids, d_X, model.vocab_size)}
     if model.positions == "learned":
         gradients["position_embedding"] = _broadcast_backward(d_inputs, model.context_length)
+    # sinusoidal: the same d_inputs reach PE, but PE is a formula, not a parameter: no update
     gradients.update(W_q=d_W_q, W_k=d_W_k, W_v=d_W_v, W_out=d_W_out)
     return Backprop(loss, gradients, d_inputs)
 
