@@ -8,6 +8,7 @@ from the clone, in a subprocess. The expected numbers are worked here with
 from __future__ import annotations
 
 import cmath
+import functools
 import math
 import os
 import re
@@ -296,6 +297,13 @@ def _run(path: Path, *args: str, typed: str | None = None) -> subprocess.Complet
                           timeout=60)
 
 
+@functools.lru_cache(maxsize=None)
+def _first_run(path: Path) -> subprocess.CompletedProcess[str]:
+    """A lesson's first plain run, kept: the tests that read its output share it
+    (the lessons that train take seconds each)."""
+    return _run(path)
+
+
 def test_there_are_ten_lessons_and_each_has_key_numbers() -> None:
     names = [path.name for path in LESSONS]
     assert len(names) >= 10, names
@@ -306,7 +314,7 @@ def test_there_are_ten_lessons_and_each_has_key_numbers() -> None:
 
 @pytest.mark.parametrize("path", LESSONS, ids=[path.stem for path in LESSONS])
 def test_lesson_runs_and_prints_its_key_numbers(path: Path) -> None:
-    done = _run(path)
+    done = _first_run(path)
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     lines = done.stdout.splitlines()
@@ -322,7 +330,7 @@ def test_lesson_12_weights_show_what_each_kind_does() -> None:
     """The last token's weights, parsed from lesson 12: each row sums to 1; without
     positions both 'the's (positions 0 and 4) get one weight; ALiBi's penalty -m (5 - j)
     makes the weights grow towards the near end."""
-    output = _run(WALKTHROUGHS / "12_absolute_vs_relative.py").stdout
+    output = _first_run(WALKTHROUGHS / "12_absolute_vs_relative.py").stdout
     rows = {}
     for kind in ("none", "sinusoidal", "rope", "alibi"):
         line = next(line for line in output.splitlines()
@@ -346,7 +354,7 @@ def test_lesson_15_positions_separate_from_none() -> None:
     positions by 20 points at T; learned and RoPE reach 90%. Without positions the
     36 who-bites-whom sentences are 18 mirrored pairs with one bag each, so at most
     18 can be right; the sinusoidal head must clear that bound with margin (27 = 3/4)."""
-    output = _run(WALKTHROUGHS / "15_does_attention_need_positions.py").stdout
+    output = _first_run(WALKTHROUGHS / "15_does_attention_need_positions.py").stdout
     lines = output.splitlines()
     at_T = {line.split()[0]: _percent(line, "at T = 8:") for line in lines
             if "at T = 8:" in line and "at 2T = 16:" in line}
@@ -380,7 +388,7 @@ def test_lesson_16_reports_the_one_back_peaks() -> None:
     """The sinusoidal table's likeness is a function of j - i alone (cos is the
     angle difference); training turns the learned head's position scores to peak
     one back in most rows (at least 5 of 7), more than before training."""
-    lines = _run(WALKTHROUGHS / "16_what_the_learned_table_learned.py").stdout.splitlines()
+    lines = _first_run(WALKTHROUGHS / "16_what_the_learned_table_learned.py").stdout.splitlines()
     spread = next(line for line in lines if line.startswith("sinusoidal rows: along"))
     assert float(spread.split()[-1]) < 1e-12
     trained = next(line for line in lines if line.strip().startswith("trained:"))
@@ -395,7 +403,7 @@ def test_lesson_17_nudging_agrees_and_unseen_rows_get_nothing() -> None:
     """Two ways to one number: the slope of the loss when one entry of the table is
     nudged, and backpropagation's gradient. Rows 4-7 of an 8-row table, given
     sequences of 4, get exactly 0; rows 0-3 do not."""
-    lines = _run(WALKTHROUGHS / "17_gradients_of_positions.py").stdout.splitlines()
+    lines = _first_run(WALKTHROUGHS / "17_gradients_of_positions.py").stdout.splitlines()
     slope = float(next(line for line in lines if "slope" in line).split("slope")[1])
     entry = float(next(line for line in lines if "gradient's entry" in line).split()[-1])
     assert math.isclose(slope, entry, abs_tol=2e-6)
@@ -407,7 +415,7 @@ def test_lesson_17_nudging_agrees_and_unseen_rows_get_nothing() -> None:
 
 def test_lesson_07_both_heads_learn_on_4_tokens() -> None:
     """The lesson says both heads learn previous-token at 4 tokens: at least 90%."""
-    lines = _run(WALKTHROUGHS / "07_fixed_vs_learned.py").stdout.splitlines()
+    lines = _first_run(WALKTHROUGHS / "07_fixed_vs_learned.py").stdout.splitlines()
     shares = [_percent(line, "accuracy at 4 tokens") for line in lines
               if "accuracy at 4 tokens" in line]
     assert len(shares) == 2 and min(shares) >= 0.90, shares
@@ -417,7 +425,7 @@ def test_lesson_07_both_heads_learn_on_4_tokens() -> None:
 def test_lesson_prints_the_same_on_every_run(path: Path) -> None:
     if "learned_positions" in path.name:
         pytest.skip("this lesson reports how long building GPT-2's table took")
-    assert _run(path).stdout == _run(path).stdout
+    assert _run(path).stdout == _first_run(path).stdout  # a second run, against the first
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=[path.stem for path in LESSONS])
