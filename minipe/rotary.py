@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 
 from minipe.arrays import Matrix, Vector
 from minipe.attention import AttentionResult, SingleHeadAttention, scaled_dot_product_attention
-from minipe.checks import checked_base, checked_size
+from minipe.checks import check_frequencies, checked_base, checked_size
 
 LAYOUTS = ("interleaved", "half")
 
@@ -104,11 +104,7 @@ def apply_rotary(
     pairs = rotary_pairs(x.shape[1], layout)
     if frequencies is None:
         return _rotated(x, _thetas(x.shape[1], checked_base(base)), start, pairs)
-    if not isinstance(frequencies, Vector) or len(frequencies) != len(pairs) \
-            or not all(0 < theta < math.inf for theta in frequencies):
-        raise ValueError(f"frequencies must be a Vector of d/2 = {len(pairs)} finite angles "
-                         f"theta_i > 0, one per pair (rope_frequencies makes them), got "
-                         f"{frequencies!r}")
+    check_frequencies(frequencies, len(pairs), Vector, "d/2")
     if base != 10000.0:
         raise ValueError(f"give base or frequencies, not both: the frequencies already hold "
                          f"the theta_i a base would make (got base={base})")

@@ -7,7 +7,8 @@ that scores every token kind. For one sequence of n IDs (d = d_model):
 
     x       = E[ids] + P[0 .. n-1]             (n, d)  E: token_embedding; P: the
                                                        learned or sinusoidal table
-    q, k, v = x W_q,  x W_k,  x W_v            (n, d)  RoPE turns q and k (chapter 5)
+    q, k, v = x W_q,  x W_k,  x W_v            (n, d)  RoPE turns q and k (chapter 5),
+                                                       by theta_i (chapter 7 stretches them)
     scores  = q k^T / sqrt(d) + alibi + mask   (n, n)  ALiBi: -|i - j| / 2 (chapter 6)
     weights = softmax(scores), row by row      (n, n)
     h       = weights v                        (n, d)
@@ -50,16 +51,19 @@ import random
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from minipe.arrays import Matrix
+from minipe.arrays import Matrix, Vector
 from minipe.attention import scaled_dot_product_attention
 from minipe.checks import (
+    check_frequencies,
     check_parameters,
     check_sequences,
     check_targets,
     checked_base,
     checked_flag,
+    checked_number,
     checked_size,
 )
+from minipe.context import rope_frequencies
 from minipe.embedding import Embedding
 from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
 from minipe.relative import alibi_bias
@@ -97,7 +101,7 @@ class TinyModel:
     `positions` is "none", "learned", "sinusoidal", "rope" or "alibi", as in
     `run()`. `context_length` bounds only the learned table; the other kinds
     read sequences of any length. A model never changes: training makes new
-    ones (`with_parameters`).
+    ones (`with_parameters`), and so does stretching RoPE (`with_frequencies`).
     """
 
     vocab_size: int
@@ -108,6 +112,8 @@ class TinyModel:
     base: float = field(default=10000.0, kw_only=True)
     seed: int = field(default=0, kw_only=True)
     _weights: dict[str, Matrix] = field(init=False)
+    _frequencies: Vector | None = field(init=False)  # RoPE's theta_i; None without RoPE
+    _attention_scale: float = field(init=False)  # q and k are multiplied by it (YaRN)
 
     def __post_init__(self) -> None:
         checked_size(self.vocab_size, "vocab_size")
@@ -123,6 +129,10 @@ class TinyModel:
             raise ValueError(f"RoPE turns q and k two numbers at a time, so d_model must be "
                              f"even; got d_model={self.d_model}")
         object.__setattr__(self, "_weights", self._initial_weights())
+        thetas = rope_frequencies(self.d_model, base=self.base)[0] \
+            if self.positions == "rope" else None  # base**(-2i/d), as in chapter 5
+        object.__setattr__(self, "_frequencies", thetas)
+        object.__setattr__(self, "_attention_scale", 1.0)
 
     def _initial_weights(self) -> dict[str, Matrix]:
         """The tables of chapters 2 and 3, and W ~ U(-1/sqrt(d), 1/sqrt(d)) as in chapter 4."""
@@ -149,6 +159,37 @@ class TinyModel:
         model = copy.copy(self)
         object.__setattr__(model, "_weights", {name: parameters[name] for name in self._weights})
         return model
+
+    def with_frequencies(self, frequencies: Vector, *,
+                         attention_scale: float = 1.0) -> TinyModel:
+        """The same model, its RoPE turning q and k by these theta_i (and scaling them).
+
+        `rope_frequencies` (chapter 7) makes both: a model trained at T reads
+        4T with, say, rope_frequencies(d, method="linear", factor=4). q and k
+        are each multiplied by attention_scale, so the scores by its square.
+        """
+        if self._frequencies is None:
+            raise ValueError(f"only a RoPE model turns q and k by frequencies theta_i; this "
+                             f"one has positions={self.positions!r}")
+        check_frequencies(frequencies, self.d_model // 2, Vector, "d_model/2")
+        scale = checked_number(attention_scale, "attention_scale")
+        if not 0 < scale < math.inf:
+            raise ValueError(f"attention_scale multiplies q and k, so it must be a finite "
+                             f"number > 0 (1.0 leaves them alone), got {scale}")
+        model = copy.copy(self)
+        object.__setattr__(model, "_frequencies", frequencies)
+        object.__setattr__(model, "_attention_scale", float(scale))
+        return model
+
+    @property
+    def frequencies(self) -> Vector | None:
+        """The theta_i RoPE turns pair i by (None without RoPE)."""
+        return self._frequencies
+
+    @property
+    def attention_scale(self) -> float:
+        """What q and k are multiplied by before their scores: 1.0 but after YaRN."""
+        return self._attention_scale
 
     def logits(self, ids: list[int]) -> Matrix:
         """The scores of every token kind at every position: shape (len(ids), vocab_size)."""
@@ -178,8 +219,14 @@ class TinyModel:
         return self.context_length if self.positions == "learned" else None
 
     def __repr__(self) -> str:
-        return (f"TinyModel(vocab_size={self.vocab_size}, d_model={self.d_model}, "
-                f"context_length={self.context_length}, positions={self.positions!r})")
+        text = (f"TinyModel(vocab_size={self.vocab_size}, d_model={self.d_model}, "
+                f"context_length={self.context_length}, positions={self.positions!r}")
+        plain_rope = (rope_frequencies(self.d_model, base=self.base)[0], 1.0)
+        if self._frequencies is not None and \
+                (self._frequencies, self._attention_scale) != plain_rope:  # with_frequencies
+            text += (f", frequencies={self._frequencies!r}, "
+                     f"attention_scale={self._attention_scale:.5g}")
+        return text + ")"
 
 
 # ---------------------------------------------------------------------------
@@ -217,8 +264,10 @@ def _forward(model: TinyModel, inputs: list[list[int]]) -> _Forward:
     qs, ks, vs, attention_weights, outputs = [], [], [], [], []
     for start, stop in _spans(inputs):
         q, k, v = Q[start:stop], K[start:stop], V[start:stop]  # one sequence: (n, d)
-        if model.positions == "rope":
-            q, k = apply_rotary(q, base=model.base), apply_rotary(k, base=model.base)
+        if model._frequencies is not None:  # RoPE: turn, then scale (1.0 but for YaRN)
+            thetas, scale = model._frequencies, model._attention_scale
+            q = apply_rotary(q, frequencies=thetas) * scale
+            k = apply_rotary(k, frequencies=thetas) * scale
         n = stop - start
         bias = alibi_bias(n, ALIBI_SLOPE, causal=False) if model.positions == "alibi" else None
         attention = scaled_dot_product_attention(q, k, v, causal=model.causal, bias=bias)
@@ -265,8 +314,10 @@ def _backward(model: TinyModel, forward: _Forward, targets: list[list[int]]) -> 
         d_scaled = d_scores / math.sqrt(d)  # scores = (q k^T) / sqrt(d)
         d_q = d_scaled @ k  # (q k^T): dq = d(q k^T) k,  dk = d(q k^T)^T q
         d_k = d_scaled.T @ q
-        if model.positions == "rope":
-            d_q, d_k = _rotary_backward(d_q, model.base), _rotary_backward(d_k, model.base)
+        if model._frequencies is not None:
+            thetas, scale = list(model._frequencies), model._attention_scale
+            d_q = _rotary_backward(d_q, thetas, scale)
+            d_k = _rotary_backward(d_k, thetas, scale)
         d_qs.append(d_q)
         d_ks.append(d_k)
         d_vs.append(d_v)
@@ -318,17 +369,16 @@ def _softmax_backward(weights: Matrix, d_weights: Matrix) -> Matrix:
     return Matrix(rows)
 
 
-def _rotary_backward(d_turned: Matrix, base: float) -> Matrix:
-    """RoPE turns pair i of row pos by a = pos * theta_i; the gradient turns back, by -a:
-    dx[2i] = dx'[2i] cos a + dx'[2i+1] sin a,  dx[2i+1] = -dx'[2i] sin a + dx'[2i+1] cos a."""
-    d = d_turned.shape[1]
-    thetas = [base ** (-2 * i / d) for i in range(d // 2)]  # theta_i = base**(-2i/d)
+def _rotary_backward(d_turned: Matrix, thetas: list[float], scale: float) -> Matrix:
+    """RoPE turns pair i of row pos by a = pos * theta_i, then scales by s; the gradient
+    scales by s and turns back, by -a (the same theta_i as the forward pass):
+    dx[2i] = s (dx'[2i] cos a + dx'[2i+1] sin a),  dx[2i+1] = s (-dx'[2i] sin a + dx'[2i+1] cos a)."""
     rows = []
     for pos, row in enumerate(d_turned.rows):
         turned_back = list(row)
         for i, theta in enumerate(thetas):
             angle = pos * theta
-            cos_a, sin_a = math.cos(angle), math.sin(angle)
+            cos_a, sin_a = scale * math.cos(angle), scale * math.sin(angle)
             first, second = row[2 * i], row[2 * i + 1]
             turned_back[2 * i] = first * cos_a + second * sin_a
             turned_back[2 * i + 1] = -first * sin_a + second * cos_a

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import minipe
-from minipe import Matrix, TinyModel, accuracy, allclose, task_batch, train
+from minipe import Matrix, TinyModel, Vector, accuracy, allclose, task_batch, train
 from minipe.__main__ import main as minipe_main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,10 +60,14 @@ def test_every_gradient_matches_finite_differences(positions: str, causal: bool)
                 assert math.isclose(gradients[name][i, j], slope, abs_tol=1e-8), (name, i, j)
 
 
-def _naive_loss(model: TinyModel, inputs: list[list[int]], targets: list[list[int]]) -> float:
-    """The module docstring's forward pass, line by line, on plain lists."""
+def _naive_loss(model: TinyModel, inputs: list[list[int]], targets: list[list[int]], *,
+                thetas: list[float] | None = None, scale: float = 1.0) -> float:
+    """The module docstring's forward pass, line by line, on plain lists. RoPE turns pair i
+    by pos * thetas[i] (base**(-2i/d) unless given), then multiplies q and k by scale."""
     p = {name: weight.tolist() for name, weight in model.parameters().items()}
     d = model.d_model
+    if thetas is None:
+        thetas = [model.base ** (-2 * i / d) for i in range(d // 2)]
 
     def matmul(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
         return [[sum(a[r][m] * b[m][c] for m in range(len(b))) for c in range(len(b[0]))]
@@ -74,9 +78,9 @@ def _naive_loss(model: TinyModel, inputs: list[list[int]], targets: list[list[in
         for pos, row in enumerate(rows):
             new = list(row)
             for i in range(d // 2):
-                a = pos * model.base ** (-2 * i / d)
-                new[2 * i] = row[2 * i] * math.cos(a) - row[2 * i + 1] * math.sin(a)
-                new[2 * i + 1] = row[2 * i] * math.sin(a) + row[2 * i + 1] * math.cos(a)
+                a = pos * thetas[i]
+                new[2 * i] = scale * (row[2 * i] * math.cos(a) - row[2 * i + 1] * math.sin(a))
+                new[2 * i + 1] = scale * (row[2 * i] * math.sin(a) + row[2 * i + 1] * math.cos(a))
             out.append(new)
         return out
 
@@ -117,6 +121,60 @@ def test_the_loss_matches_a_naive_forward_pass(positions: str) -> None:
         inputs, targets = _batch(seed=11, lengths=(6, 4))
         assert math.isclose(_loss(model, inputs, targets), _naive_loss(model, inputs, targets),
                             rel_tol=1e-12)
+
+
+# Stretched RoPE (chapter 7): any theta_i, and q and k multiplied by a scale (YaRN's)
+STRETCHED = Vector([0.3, 0.02])  # d_model = 4: two pairs, any positive angles will do
+SCALE = 1.3
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_stretched_rope_loss_and_gradients_match_the_formulas(causal: bool) -> None:
+    plain = TinyModel(5, 4, 6, positions="rope", causal=causal, seed=5)
+    model = plain.with_frequencies(STRETCHED, attention_scale=SCALE)
+    inputs, targets = _batch(seed=13, lengths=(6, 4))
+    assert math.isclose(_loss(model, inputs, targets),
+                        _naive_loss(model, inputs, targets, thetas=[0.3, 0.02], scale=SCALE),
+                        rel_tol=1e-12)
+    assert not math.isclose(_loss(model, inputs, targets), _loss(plain, inputs, targets))
+    _, gradients = model.loss_and_gradients(inputs, targets)
+    h = 1e-5
+    for name, weight in model.parameters().items():
+        for i in range(weight.shape[0]):
+            for j in range(weight.shape[1]):
+                slope = (_loss(_nudged(model, name, i, j, h), inputs, targets)
+                         - _loss(_nudged(model, name, i, j, -h), inputs, targets)) / (2 * h)
+                assert math.isclose(gradients[name][i, j], slope, abs_tol=1e-8), (name, i, j)
+
+
+def test_with_frequencies_makes_a_new_model_and_training_keeps_them() -> None:
+    plain = TinyModel(5, 4, 6, positions="rope", base=100.0)
+    assert plain.frequencies == Vector([1.0, 0.1])  # 100**(-2i/4), i = 0, 1
+    assert plain.attention_scale == 1.0
+    model = plain.with_frequencies(STRETCHED, attention_scale=SCALE)
+    assert (model.frequencies, model.attention_scale) == (STRETCHED, SCALE)
+    assert plain.frequencies == Vector([1.0, 0.1])  # the model it came from is unchanged
+    assert model.parameters() == plain.parameters()
+    assert "attention_scale=1.3" in repr(model) and "frequencies" not in repr(plain)
+    trained = train(model, "previous-token", steps=2).model
+    assert (trained.frequencies, trained.attention_scale) == (STRETCHED, SCALE)
+    assert TinyModel(5, 4, 6, positions="alibi").frequencies is None
+
+
+def test_with_frequencies_refuses_what_rope_cannot_use() -> None:
+    model = TinyModel(5, 4, 6, positions="rope")
+    with pytest.raises(ValueError, match="only a RoPE model .* positions='learned'"):
+        TinyModel(5, 4, 6).with_frequencies(STRETCHED)
+    with pytest.raises(ValueError, match="Vector of d_model/2 = 2 finite angles"):
+        model.with_frequencies(Vector([0.3, 0.02, 0.001]))
+    with pytest.raises(ValueError, match="theta_i > 0"):
+        model.with_frequencies(Vector([0.3, 0.0]))
+    with pytest.raises(ValueError, match="theta_i > 0"):
+        model.with_frequencies([0.3, 0.02])  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="attention_scale multiplies q and k"):
+        model.with_frequencies(STRETCHED, attention_scale=0.0)
+    with pytest.raises(TypeError, match="attention_scale must be a number"):
+        model.with_frequencies(STRETCHED, attention_scale="1")  # type: ignore[arg-type]
 
 
 def test_the_learned_tables_gradient_is_the_sum_over_the_batch() -> None:
