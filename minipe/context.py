@@ -37,8 +37,11 @@ Two more ideas about long texts close the chapter:
   are computed with chapter 4's functions in lesson 14
   (walkthroughs/14_past_the_context_window.py).
 
+A model trained short can be tested long with these frequencies: chapter 9's
+`TinyModel.with_frequencies`, in lesson 18 (walkthroughs/18_train_short_test_long.py).
+
 Left out: LongRoPE's searched per-pair factors, partial rotary dims, the YaRN
-variants with mscale_all_dim (DeepSeek), training at the longer length.
+variants with mscale_all_dim (DeepSeek).
 """
 
 from __future__ import annotations

@@ -264,10 +264,11 @@ def _forward(model: TinyModel, inputs: list[list[int]]) -> _Forward:
     qs, ks, vs, attention_weights, outputs = [], [], [], [], []
     for start, stop in _spans(inputs):
         q, k, v = Q[start:stop], K[start:stop], V[start:stop]  # one sequence: (n, d)
-        if model._frequencies is not None:  # RoPE: turn, then scale (1.0 but for YaRN)
-            thetas, scale = model._frequencies, model._attention_scale
-            q = apply_rotary(q, frequencies=thetas) * scale
-            k = apply_rotary(k, frequencies=thetas) * scale
+        if model._frequencies is not None:  # RoPE: turn pair i by pos * theta_i
+            q = apply_rotary(q, frequencies=model._frequencies)
+            k = apply_rotary(k, frequencies=model._frequencies)
+            if model._attention_scale != 1.0:  # YaRN's: the scores by its square
+                q, k = q * model._attention_scale, k * model._attention_scale
         n = stop - start
         bias = alibi_bias(n, ALIBI_SLOPE, causal=False) if model.positions == "alibi" else None
         attention = scaled_dot_product_attention(q, k, v, causal=model.causal, bias=bias)

@@ -36,7 +36,7 @@ ALLOWED_IMPORTS = {
     "__main__": {"pipeline", "train"},
     # chapter 9, training: backpropagation written out, then the lab and its command
     "training": {"arrays", "checks", "attention", "embedding", "positional", "rotary",
-                 "relative"},
+                 "relative", "context"},
     "lab": {"arrays", "checks", "training"},
     "train": {"lab", "training"},
     # chapter 10, the pictures: a package of small modules (minipe/plot/)

@@ -47,7 +47,7 @@ if __name__ == "__main__":
     print(f"angle training showed it is 2047 * theta_63 = {2047 * slowest.theta:.4f} rad.")
     print(f"At position 8191 it reaches {8191 * slowest.theta:.4f} rad: never seen.")
     # 0.038 turns; 0.2364 rad; 0.9458 rad
-    print(f"Lecture 003 calls 10000 large enough for a wide range of positions: pair 63")
+    print("Lecture 003 calls 10000 large enough for a wide range of positions: pair 63")
     print(f"repeats only after {slowest.wavelength:,.0f} positions. Wide, but a model sees")
     print("only the part of each circle its training texts reached.")
 
