@@ -284,6 +284,18 @@ KEY_NUMBERS: dict[str, list[str]] = {
         "equal to the gradient of the table? True",
         "one sequence's dloss/dx alone equal to it? False",
     ],
+    "18_train_short_test_long.py": [
+        # d = 8, L = T = 8, factor 4; turns in 8 = 8 theta_i / (2 pi), theta_i = 10000**(-i/4)
+        # PI: every ratio 1/4. NTK: base' = 10000 * 4**(8/6), ratio 4**(-i/3): 1, 0.63, 0.397, 1/4
+        # YaRN: only pair 0 turns more than once (8 / 2 pi = 1.27): pair 0 kept, the rest / 4
+        *(f"   {i:4} {10000 ** (-i / 4):12.4f} {8 * 10000 ** (-i / 4) / (2 * math.pi):11.3f}  "
+          f"{0.25:8.4f}{4 ** (-i / 3):8.4f}{1.0 if i == 0 else 0.25:8.4f}" for i in range(4)),
+        f"multiplies q and k by {0.1 * math.log(4) + 1:.4f}",  # YaRN: 0.1 ln 4 + 1
+        f"1/8 = {1 / 8:.1%}",  # a guess among 8 token kinds
+        f"2 pi = {2 * math.pi:.2f} positions",  # pair 0's wavelength, theta_0 = 1
+        # where pair 0 is back at the angle of r = 2: 2 + 2 pi k
+        "r = 2 + 2 pi k = " + ", ".join(f"{2 + 2 * math.pi * k:.2f}" for k in (1, 2, 3, 4)),
+    ],
 }
 
 
@@ -411,6 +423,50 @@ def test_lesson_17_nudging_agrees_and_unseen_rows_get_nothing() -> None:
     not_zero = [line.split()[1].rstrip(":") for line in lines
                 if line.endswith("exactly 0? False")]
     assert zero == ["4", "5", "6", "7"] and not_zero == ["0", "1", "2", "3"]
+
+
+def test_lesson_18_reports_what_carries_past_t() -> None:
+    """Thresholds for what the lesson says, not a run's numbers. Past T (positions 8..31
+    at 4T): previous-token carries over as is (90%+), copy-back does not (80% or less); PI
+    untrained is the worst method for both tasks. The 5 highest distances of copy-back's
+    scores are r = 2 and, for at least 3 of the other 4, a place where pair 0 (theta = 1)
+    is back at the angle 2: round(2 + 2 pi k). PI (factor 4) moves the peak to about
+    4 * 2 = 8. Trained 20 steps at 32, the head as is learns it (90%+), with PI it does
+    not (35% or less)."""
+    lines = _first_run(WALKTHROUGHS / "18_train_short_test_long.py").stdout.splitlines()
+    tables: dict[str, dict[str, list[float]]] = {}
+    for line in lines:
+        if line.strip().startswith(("previous-token:", "copy-back:")):
+            task = line.split(":")[0].strip()
+            tables[task] = {}
+        words = line.split()
+        if words and words[0] in ("as", "PI", "NTK", "YaRN") and line.count("%") == 4:
+            method = "as is" if words[0] == "as" else words[0]
+            shares = [float(part.split("%")[0]) / 100
+                      for part in line.replace("(", " ").replace(")", " ").split()
+                      if part.endswith("%")]
+            tables[task][method] = shares  # 2T all, 2T past, 4T all, 4T past
+    assert set(tables) == {"previous-token", "copy-back"}
+    assert tables["previous-token"]["as is"][3] >= 0.90
+    assert tables["copy-back"]["as is"][3] <= 0.80
+    for task, table in tables.items():
+        assert set(table) == {"as is", "PI", "NTK", "YaRN"}, table
+        assert table["PI"][3] < min(table[m][3] for m in ("as is", "NTK", "YaRN")), task
+    top = [lines[n + 1] for n, line in enumerate(lines) if "the 5 distances r" in line]
+    assert len(top) == 2
+    distances = [int(part) for part in top[1].replace("(", " ( ").split()
+                 if part.isdigit()]  # copy-back's 5 highest r, without the scores
+    repeats = {round(2 + 2 * math.pi * k) for k in range(1, 5)}  # {8, 15, 21, 27}
+    assert distances[0] == 2 and len(set(distances[1:]) & repeats) >= 3, distances
+    assert int(top[0].split()[0]) == 1  # previous-token: r = 1 first
+    margins = [float(line.split("=")[-1]) for line in lines if "- max s(r !=" in line]
+    assert len(margins) == 4 and margins[0] > margins[1]  # previous-token's lead is larger
+    assert margins[2] > margins[1] and margins[3] < 0  # tuned as is: larger; PI: below
+    peak = int(next(line for line in lines if "scores peak at r =" in line)
+               .split("r = ")[1].split()[0])
+    assert abs(peak - 8) <= 1, peak
+    tuned = [_percent(line, "-> ") for line in lines if "at positions 8..31:" in line]
+    assert len(tuned) == 2 and tuned[0] >= 0.90 and tuned[1] <= 0.35, tuned
 
 
 def test_lesson_07_both_heads_learn_on_4_tokens() -> None:
@@ -580,6 +636,7 @@ FIGURES: dict[str, set[str]] = {
     "15_does_attention_need_positions.py": {"loss_curves.svg"},
     "16_what_the_learned_table_learned.py": {"learned_cosine.svg", "sinusoidal_cosine.svg",
                                              "learned_scores.svg", "sinusoidal_scores.svg"},
+    "18_train_short_test_long.py": {"train_short_test_long.svg"},
 }
 
 
