@@ -119,7 +119,7 @@ if __name__ == "__main__":
 
     print("The share of targets whose top score is right, on 32 new sequences; in")
     print("brackets, only the targets at positions 8 and later, past training.")
-    print("(A causal query before position 8 sees just what training showed it.)")
+    print("(As is, a causal query before position 8 sees what training showed it.)")
     accuracies: dict[tuple[str, str, int], float] = {}  # past T only
     for task in TASKS:
         at_T = shares_right(heads[task], task, T)[0]
