@@ -7,8 +7,9 @@ that scores every token kind. For one sequence of n IDs (d = d_model):
 
     x       = E[ids] + P[0 .. n-1]             (n, d)  E: token_embedding; P: the
                                                        learned or sinusoidal table
-    q, k, v = x W_q,  x W_k,  x W_v            (n, d)  RoPE turns q and k (chapter 5),
-                                                       by theta_i (chapter 7 stretches them)
+    q, k, v = x W_q,  x W_k,  x W_v            (n, d)  RoPE turns q and k (chapter 5)
+                                                       by theta_i; with_frequencies
+                                                       stretches them (chapter 7)
     scores  = q k^T / sqrt(d) + alibi + mask   (n, n)  ALiBi: -|i - j| / 2 (chapter 6)
     weights = softmax(scores), row by row      (n, n)
     h       = weights v                        (n, d)
@@ -371,9 +372,10 @@ def _softmax_backward(weights: Matrix, d_weights: Matrix) -> Matrix:
 
 
 def _rotary_backward(d_turned: Matrix, thetas: list[float], scale: float) -> Matrix:
-    """RoPE turns pair i of row pos by a = pos * theta_i, then scales by s; the gradient
-    scales by s and turns back, by -a (the same theta_i as the forward pass):
-    dx[2i] = s (dx'[2i] cos a + dx'[2i+1] sin a),  dx[2i+1] = s (-dx'[2i] sin a + dx'[2i+1] cos a)."""
+    """RoPE turns pair i of row pos by a = pos * theta_i, then scales by s (YaRN's, else 1);
+    the gradient scales by s and turns back, by -a, with the forward pass's theta_i:
+        dx[2i]   = s ( dx'[2i] cos a + dx'[2i+1] sin a)
+        dx[2i+1] = s (-dx'[2i] sin a + dx'[2i+1] cos a)"""
     rows = []
     for pos, row in enumerate(d_turned.rows):
         turned_back = list(row)
