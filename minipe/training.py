@@ -165,6 +165,12 @@ class TinyModel:
                          attention_scale: float = 1.0) -> TinyModel:
         """The same model, its RoPE turning q and k by these theta_i (and scaling them).
 
+        >>> model = TinyModel(5, 4, 8, positions="rope")
+        >>> model.frequencies                    # 10000**(-2i/4), i = 0, 1
+        Vector([1.0, 0.01], shape=(2,))
+        >>> model.with_frequencies(Vector([0.25, 0.0025])).frequencies   # / 4: PI
+        Vector([0.25, 0.0025], shape=(2,))
+
         `rope_frequencies` (chapter 7) makes both: a model trained at T reads
         4T with, say, rope_frequencies(d, method="linear", factor=4). q and k
         are each multiplied by attention_scale, so the scores by its square.
