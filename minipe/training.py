@@ -113,8 +113,8 @@ class TinyModel:
     base: float = field(default=10000.0, kw_only=True)
     seed: int = field(default=0, kw_only=True)
     _weights: dict[str, Matrix] = field(init=False)
-    _frequencies: Vector | None = field(init=False)  # RoPE's theta_i; None without RoPE
-    _attention_scale: float = field(init=False)  # q and k are multiplied by it (YaRN)
+    frequencies: Vector | None = field(init=False)  # RoPE's theta_i; None without RoPE
+    attention_scale: float = field(init=False)  # q and k are multiplied by it (YaRN's)
 
     def __post_init__(self) -> None:
         checked_size(self.vocab_size, "vocab_size")
@@ -132,8 +132,8 @@ class TinyModel:
         object.__setattr__(self, "_weights", self._initial_weights())
         thetas = rope_frequencies(self.d_model, base=self.base)[0] \
             if self.positions == "rope" else None  # base**(-2i/d), as in chapter 5
-        object.__setattr__(self, "_frequencies", thetas)
-        object.__setattr__(self, "_attention_scale", 1.0)
+        object.__setattr__(self, "frequencies", thetas)
+        object.__setattr__(self, "attention_scale", 1.0)
 
     def _initial_weights(self) -> dict[str, Matrix]:
         """The tables of chapters 2 and 3, and W ~ U(-1/sqrt(d), 1/sqrt(d)) as in chapter 4."""
@@ -175,7 +175,7 @@ class TinyModel:
         4T with, say, rope_frequencies(d, method="linear", factor=4). q and k
         are each multiplied by attention_scale, so the scores by its square.
         """
-        if self._frequencies is None:
+        if self.frequencies is None:
             raise ValueError(f"only a RoPE model turns q and k by frequencies theta_i; this "
                              f"one has positions={self.positions!r}")
         check_frequencies(frequencies, self.d_model // 2, Vector, "d_model/2")
@@ -184,19 +184,9 @@ class TinyModel:
             raise ValueError(f"attention_scale multiplies q and k, so it must be a finite "
                              f"number > 0 (1.0 leaves them alone), got {scale}")
         model = copy.copy(self)
-        object.__setattr__(model, "_frequencies", frequencies)
-        object.__setattr__(model, "_attention_scale", float(scale))
+        object.__setattr__(model, "frequencies", frequencies)
+        object.__setattr__(model, "attention_scale", float(scale))
         return model
-
-    @property
-    def frequencies(self) -> Vector | None:
-        """The theta_i RoPE turns pair i by (None without RoPE)."""
-        return self._frequencies
-
-    @property
-    def attention_scale(self) -> float:
-        """What q and k are multiplied by before their scores: 1.0 but after YaRN."""
-        return self._attention_scale
 
     def logits(self, ids: list[int]) -> Matrix:
         """The scores of every token kind at every position: shape (len(ids), vocab_size)."""
@@ -229,10 +219,10 @@ class TinyModel:
         text = (f"TinyModel(vocab_size={self.vocab_size}, d_model={self.d_model}, "
                 f"context_length={self.context_length}, positions={self.positions!r}")
         plain_rope = (rope_frequencies(self.d_model, base=self.base)[0], 1.0)
-        if self._frequencies is not None and \
-                (self._frequencies, self._attention_scale) != plain_rope:  # with_frequencies
-            text += (f", frequencies={self._frequencies!r}, "
-                     f"attention_scale={self._attention_scale:.5g}")
+        if self.frequencies is not None and \
+                (self.frequencies, self.attention_scale) != plain_rope:  # with_frequencies
+            text += (f", frequencies={self.frequencies!r}, "
+                     f"attention_scale={self.attention_scale:.5g}")
         return text + ")"
 
 
@@ -271,11 +261,11 @@ def _forward(model: TinyModel, inputs: list[list[int]]) -> _Forward:
     qs, ks, vs, attention_weights, outputs = [], [], [], [], []
     for start, stop in _spans(inputs):
         q, k, v = Q[start:stop], K[start:stop], V[start:stop]  # one sequence: (n, d)
-        if model._frequencies is not None:  # RoPE: turn pair i by pos * theta_i
-            q = apply_rotary(q, frequencies=model._frequencies)
-            k = apply_rotary(k, frequencies=model._frequencies)
-            if model._attention_scale != 1.0:  # YaRN's: the scores by its square
-                q, k = q * model._attention_scale, k * model._attention_scale
+        if model.frequencies is not None:  # RoPE: turn pair i by pos * theta_i
+            q = apply_rotary(q, frequencies=model.frequencies)
+            k = apply_rotary(k, frequencies=model.frequencies)
+            if model.attention_scale != 1.0:  # YaRN's: the scores by its square
+                q, k = q * model.attention_scale, k * model.attention_scale
         n = stop - start
         bias = alibi_bias(n, ALIBI_SLOPE, causal=False) if model.positions == "alibi" else None
         attention = scaled_dot_product_attention(q, k, v, causal=model.causal, bias=bias)
@@ -322,8 +312,8 @@ def _backward(model: TinyModel, forward: _Forward, targets: list[list[int]]) -> 
         d_scaled = d_scores / math.sqrt(d)  # scores = (q k^T) / sqrt(d)
         d_q = d_scaled @ k  # (q k^T): dq = d(q k^T) k,  dk = d(q k^T)^T q
         d_k = d_scaled.T @ q
-        if model._frequencies is not None:
-            thetas, scale = list(model._frequencies), model._attention_scale
+        if model.frequencies is not None:
+            thetas, scale = list(model.frequencies), model.attention_scale
             d_q = _rotary_backward(d_q, thetas, scale)
             d_k = _rotary_backward(d_k, thetas, scale)
         d_qs.append(d_q)

@@ -7,6 +7,7 @@ the model's own loss for the gradients, and plain-list arithmetic for the loss.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import subprocess
@@ -159,6 +160,8 @@ def test_with_frequencies_makes_a_new_model_and_training_keeps_them() -> None:
     trained = train(model, "previous-token", steps=2).model
     assert (trained.frequencies, trained.attention_scale) == (STRETCHED, SCALE)
     assert TinyModel(5, 4, 6, positions="alibi").frequencies is None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        model.frequencies = Vector([1.0, 1.0])  # type: ignore[misc]  # a new model instead
 
 
 def test_with_frequencies_refuses_what_rope_cannot_use() -> None:
