@@ -115,6 +115,7 @@ class TinyModel:
     _weights: dict[str, Matrix] = field(init=False)
     frequencies: Vector | None = field(init=False)  # RoPE's theta_i; None without RoPE
     attention_scale: float = field(init=False)  # q and k are multiplied by it (YaRN's)
+    alibi_slopes: tuple[float, ...] | None = field(init=False)  # m; None without ALiBi
 
     def __post_init__(self) -> None:
         checked_size(self.vocab_size, "vocab_size")
@@ -134,6 +135,8 @@ class TinyModel:
             if self.positions == "rope" else None  # base**(-2i/d), as in chapter 5
         object.__setattr__(self, "frequencies", thetas)
         object.__setattr__(self, "attention_scale", 1.0)
+        slopes = (ALIBI_SLOPE,) if self.positions == "alibi" else None  # one head, one m
+        object.__setattr__(self, "alibi_slopes", slopes)
 
     def _initial_weights(self) -> dict[str, Matrix]:
         """The tables of chapters 2 and 3, and W ~ U(-1/sqrt(d), 1/sqrt(d)) as in chapter 4."""
@@ -188,6 +191,30 @@ class TinyModel:
         object.__setattr__(model, "attention_scale", float(scale))
         return model
 
+    def with_alibi_slopes(self, slopes: tuple[float, ...]) -> TinyModel:
+        """The same model, its ALiBi scores getting -m |i - j| with m = slopes[0].
+
+        >>> TinyModel(5, 4, 8, positions="alibi").alibi_slopes
+        (0.5,)
+        >>> TinyModel(5, 4, 8, positions="alibi").with_alibi_slopes((2.0,)).alibi_slopes
+        (2.0,)
+
+        One slope per head: this model has one head. Training keeps the slopes.
+        """
+        if self.alibi_slopes is None:
+            raise ValueError(f"only an ALiBi model has slopes m; this one has "
+                             f"positions={self.positions!r}")
+        if not isinstance(slopes, (tuple, list)) or len(slopes) != len(self.alibi_slopes):
+            raise ValueError(f"slopes must be a tuple of {len(self.alibi_slopes)} number(s), "
+                             f"one m per head, such as (0.5,); got {slopes!r:.60}")
+        checked = tuple(checked_number(m, f"slopes[{h}]") for h, m in enumerate(slopes))
+        if not all(0 < m < math.inf for m in checked):
+            raise ValueError(f"each ALiBi slope m must be a finite number > 0 (the penalty "
+                             f"-m |i - j| grows with distance), got {slopes!r}")
+        model = copy.copy(self)
+        object.__setattr__(model, "alibi_slopes", checked)
+        return model
+
     def logits(self, ids: list[int]) -> Matrix:
         """The scores of every token kind at every position: shape (len(ids), vocab_size)."""
         check_sequences([ids], "ids", self.vocab_size, self._rows_of_positions())
@@ -223,6 +250,8 @@ class TinyModel:
                 (self.frequencies, self.attention_scale) != plain_rope:  # with_frequencies
             text += (f", frequencies={self.frequencies!r}, "
                      f"attention_scale={self.attention_scale:.5g}")
+        if self.alibi_slopes is not None and self.alibi_slopes != (ALIBI_SLOPE,):
+            text += f", alibi_slopes={self.alibi_slopes!r}"
         return text + ")"
 
 
@@ -267,7 +296,8 @@ def _forward(model: TinyModel, inputs: list[list[int]]) -> _Forward:
             if model.attention_scale != 1.0:  # YaRN's: the scores by its square
                 q, k = q * model.attention_scale, k * model.attention_scale
         n = stop - start
-        bias = alibi_bias(n, ALIBI_SLOPE, causal=False) if model.positions == "alibi" else None
+        bias = (alibi_bias(n, model.alibi_slopes[0], causal=False)
+                if model.alibi_slopes is not None else None)  # ALiBi: -m |i - j|
         attention = scaled_dot_product_attention(q, k, v, causal=model.causal, bias=bias)
         qs.append(q)
         ks.append(k)

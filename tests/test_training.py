@@ -62,7 +62,8 @@ def test_every_gradient_matches_finite_differences(positions: str, causal: bool)
 
 
 def _naive_loss(model: TinyModel, inputs: list[list[int]], targets: list[list[int]], *,
-                thetas: list[float] | None = None, scale: float = 1.0) -> float:
+                thetas: list[float] | None = None, scale: float = 1.0,
+                slope: float = 0.5) -> float:
     """The module docstring's forward pass, line by line, on plain lists. RoPE turns pair i
     by pos * thetas[i] (base**(-2i/d) unless given), then multiplies q and k by scale."""
     p = {name: weight.tolist() for name, weight in model.parameters().items()}
@@ -101,7 +102,7 @@ def _naive_loss(model: TinyModel, inputs: list[list[int]], targets: list[list[in
             q, k = turned(q), turned(k)
         for i in range(n):
             scores = [sum(q[i][c] * k[j][c] for c in range(d)) / math.sqrt(d)
-                      - (0.5 * abs(i - j) if model.positions == "alibi" else 0.0)
+                      - (slope * abs(i - j) if model.positions == "alibi" else 0.0)
                       for j in range(n)]
             seen = range(i + 1) if model.causal else range(n)
             exps = [math.exp(scores[j]) for j in seen]
@@ -162,6 +163,26 @@ def test_with_frequencies_makes_a_new_model_and_training_keeps_them() -> None:
     assert TinyModel(5, 4, 6, positions="alibi").frequencies is None
     with pytest.raises(dataclasses.FrozenInstanceError):
         model.frequencies = Vector([1.0, 1.0])  # type: ignore[misc]  # a new model instead
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_other_alibi_slopes_give_the_naive_loss_and_training_keeps_them(causal: bool) -> None:
+    inputs, targets = task_batch("previous-token", 5, 6, 3, seed=4)
+    plain = TinyModel(5, 4, 6, positions="alibi", causal=causal, seed=2)
+    model = plain.with_alibi_slopes((2.0,))
+    assert plain.alibi_slopes == (0.5,) and model.alibi_slopes == (2.0,)
+    assert math.isclose(_loss(model, inputs, targets),
+                        _naive_loss(model, inputs, targets, slope=2.0), rel_tol=1e-12)
+    assert not math.isclose(_loss(model, inputs, targets), _loss(plain, inputs, targets))
+    assert train(model, "previous-token", steps=2).model.alibi_slopes == (2.0,)
+    assert "alibi_slopes=(2.0,)" in repr(model) and "alibi_slopes" not in repr(plain)
+    assert TinyModel(5, 4, 6, positions="rope").alibi_slopes is None
+    with pytest.raises(ValueError, match="only an ALiBi model has slopes"):
+        TinyModel(5, 4, 6, positions="rope").with_alibi_slopes((1.0,))
+    with pytest.raises(ValueError, match="one m per head"):
+        plain.with_alibi_slopes((1.0, 2.0))
+    with pytest.raises(ValueError, match="finite number > 0"):
+        plain.with_alibi_slopes((0.0,))
 
 
 def test_with_frequencies_refuses_what_rope_cannot_use() -> None:
