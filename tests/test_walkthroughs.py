@@ -356,6 +356,25 @@ def test_lesson_12_weights_show_what_each_kind_does() -> None:
     assert rows["alibi"] == sorted(rows["alibi"])
 
 
+def test_lesson_13_names_the_terms_that_tell_the_two_as_apart() -> None:
+    """Keys 0 and 3 are both 'a': one x_j, two p_j. The four-term split of query 2's row,
+    parsed from the lesson: a term with x_j and no p_j (content-content, position-content:
+    p_i is the query's own) must print one value for both keys; the terms with p_j may
+    differ. The sentence must name exactly the rows whose two values differ."""
+    lines = _first_run(WALKTHROUGHS / "13_inside_attention.py").stdout.splitlines()
+    rows = {line.split()[0]: [float(value) for value in line.split()[-5:]] for line in lines
+            if line.strip().split()[:1] and line.split()[0] in (
+                "content-content", "content-position", "position-content",
+                "position-position")}
+    assert len(rows) == 4
+    assert rows["content-content"][0] == rows["content-content"][3]  # x_i A x_a twice
+    assert rows["position-content"][0] == rows["position-content"][3]  # p_2 A x_a twice
+    differ = [name for name, values in rows.items() if values[0] != values[3]]
+    assert differ == ["content-position", "position-position"], differ
+    said = next(line for line in lines if line.startswith("The terms that differ"))
+    assert said.split(": ")[1] == ", ".join(differ)
+
+
 def _percent(line: str, after: str) -> float:
     """The share printed right after `after` on `line`, e.g. '98.0%' -> 0.98."""
     return float(line.split(after)[1].split("%")[0]) / 100
