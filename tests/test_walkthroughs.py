@@ -155,6 +155,11 @@ KEY_NUMBERS: dict[str, list[str]] = {
         "there is no row for position 4 to look up",
         f"a guess among 5 kinds: {1 / 5:.1%}",
         *(f"position {pos}: " for pos in range(1, 8)),  # every position of 8 tokens
+        # causal: what positions 0..3 see does not include tokens 4..7
+        "4 later tokens cut off, get the same\nscores? True",
+        "Are their first 4 tokens stage 3's 64 sequences? False",  # drawn 8 at a time
+        f"one miss in 64\nmoves a position's share by {1 / 64:.1%}",
+        "GPT-2, with 1024 rows (positions 0..1023), has no row for position\n1024.",
     ],
     "08_binary_vs_sinusoidal.py": [
         "pos  7: 1110",  # 7 = 4 + 2 + 1, least significant bit first
@@ -494,6 +499,15 @@ def test_lesson_07_both_heads_learn_on_4_tokens() -> None:
     shares = [_percent(line, "accuracy at 4 tokens") for line in lines
               if "accuracy at 4 tokens" in line]
     assert len(shares) == 2 and min(shares) >= 0.90, shares
+    counts = [line for line in lines if line.strip().startswith("position ") and "of 64" in line]
+    assert len(counts) == 7
+    right = []
+    for line in counts:  # '   position 2:  93.8%   (60 of 64, trained on)'
+        count = int(line.split("(")[1].split()[0])
+        assert line.split(":")[1].split()[0] == f"{count / 64:.1%}", line
+        right.append(count)
+    said = next(line for line in lines if line.startswith("So positions 1-3 here"))
+    assert f"{sum(right[:3])} of 192 = {sum(right[:3]) / 192:.1%}" in said
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=[path.stem for path in LESSONS])
