@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import cmath
 import functools
+import importlib.util
+import io
 import math
 import os
 import re
@@ -543,6 +545,35 @@ def test_step_without_a_terminal_runs_straight_through() -> None:
     assert done.returncode == 0, done.stderr
     assert "stdin is not a terminal" in done.stdout
     assert PROMPT not in done.stdout
+
+
+class _Terminal(io.StringIO):
+    """A stderr that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_progress_shows_steps_on_a_terminal_only(terminal: bool,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """lesson.progress's callback redraws 'label: step k/steps' on a terminal's stderr and
+    wipes it after the last step; on a pipe it writes nothing (piped output stays the same)."""
+    spec = importlib.util.spec_from_file_location("lesson", WALKTHROUGHS / "lesson.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    stderr = _Terminal() if terminal else io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    on_step = module.Lesson("Title", argv=[]).progress("rope", 2)
+    on_step(1, 1.5)
+    on_step(2, 0.25)
+    if not terminal:
+        assert stderr.getvalue() == ""
+        return
+    first, second = "   rope: step 1/2, loss 1.5000", "   rope: step 2/2, loss 0.2500"
+    assert stderr.getvalue() == ("\r" + first + "\r" + second
+                                 + "\r" + " " * len(second) + "\r")
 
 
 ANSWER_PROMPT = "then press Enter for the answer"

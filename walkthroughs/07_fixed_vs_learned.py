@@ -74,7 +74,8 @@ if __name__ == "__main__":
     models = {}
     for kind in ("sinusoidal", "learned"):
         model = TinyModel(5, d_model, context_length, positions=kind, seed=0)
-        models[kind] = train(model, "previous-token", steps=steps, batch_size=batch_size).model
+        models[kind] = train(model, "previous-token", steps=steps, batch_size=batch_size,
+                             on_step=lesson.progress(kind, steps)).model
         at_4 = accuracy(models[kind], "previous-token")  # 64 new sequences of 4, seed 1
         print(f"   {kind:10} previous-token, {steps} steps x {batch_size}: "
               f"accuracy at 4 tokens {at_4:.1%}")

@@ -51,7 +51,8 @@ if __name__ == "__main__":
     results = {}
     for kind in KINDS:
         model = TinyModel(vocab_size, d_model, T, positions=kind, seed=0)
-        results[kind] = train(model, "previous-token", steps=steps, batch_size=batch_size)
+        results[kind] = train(model, "previous-token", steps=steps, batch_size=batch_size,
+                              on_step=lesson.progress(kind, steps))
     chance = math.log(vocab_size)  # the loss of a uniform guess, -log(1/5)
     print(f"the loss of a uniform guess over 5 kinds: ln 5 = {chance:.4f}")
 
@@ -110,7 +111,8 @@ if __name__ == "__main__":
     dog_man = sentence_ids("dog", "bites", "man")  # [0, 2, 5, 0, 1, 8]
     print(f"IDs: {man_dog} and {dog_man}: the same bag, in another order")
     blind = TinyModel(len(WORDS), d_model, 6, positions="none", seed=0)
-    trained_blind = train(blind, "who-bites-whom", steps=60).model  # 60 steps x 8 sentences
+    trained_blind = train(blind, "who-bites-whom", steps=60,  # 60 steps x 8 sentences
+                          on_step=lesson.progress("no positions", 60)).model
     for name, model in (("untrained", blind), ("trained", trained_blind)):
         first = model.logits(man_dog)[5]  # the scores at 'who?', (vocab_size,)
         second = model.logits(dog_man)[5]
@@ -131,7 +133,8 @@ if __name__ == "__main__":
     lesson.stage("All 36 sentences: 12 ordered pairs of nouns x 3 verbs")
 
     sighted = train(TinyModel(len(WORDS), d_model, 6, positions="sinusoidal", seed=0),
-                    "who-bites-whom", steps=60).model
+                    "who-bites-whom", steps=60,
+                    on_step=lesson.progress("sinusoidal", 60)).model
     sentences = [(subject, verb, object_) for subject in NOUNS for object_ in NOUNS
                  for verb in VERBS if subject != object_]
     for kind, model in (("none", trained_blind), ("sinusoidal", sighted)):

@@ -82,9 +82,11 @@ if __name__ == "__main__":
 
     steps, batch_size = 200, 4  # the lab's default is 300 x 8; this is a third of the work
     untrained = TinyModel(5, D_MODEL, T, positions="learned", seed=0)
-    learned = train(untrained, "previous-token", steps=steps, batch_size=batch_size).model
+    learned = train(untrained, "previous-token", steps=steps, batch_size=batch_size,
+                    on_step=lesson.progress("learned", steps)).model
     sinusoidal = train(TinyModel(5, D_MODEL, T, positions="sinusoidal", seed=0),
-                       "previous-token", steps=steps, batch_size=batch_size).model
+                       "previous-token", steps=steps, batch_size=batch_size,
+                       on_step=lesson.progress("sinusoidal", steps)).model
     print(f"{steps} steps x {batch_size} sequences of T = 8 each, 5 token kinds, d = 8")
     for name, model in (("learned", learned), ("sinusoidal", sinusoidal)):
         print(f"   {name:10} accuracy at T = 8: {accuracy(model, 'previous-token'):.1%}")
