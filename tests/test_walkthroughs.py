@@ -8,8 +8,10 @@ from the clone, in a subprocess. The expected numbers are worked here with
 from __future__ import annotations
 
 import cmath
+import collections
 import functools
 import importlib.util
+import itertools
 import io
 import math
 import os
@@ -270,6 +272,11 @@ KEY_NUMBERS: dict[str, list[str]] = {
         "untrained head, scores at 'who?'",
         "trained head, scores at 'who?'",
         f"of {4 * 3 * 3} sentences",  # 4 subjects x 3 other nouns x 3 verbs
+        "100 steps of Adam, 4 new random sequences a step",
+        "these weights give each model's own scores? True",  # chapter 4's head, redone
+        "below both? True",  # a bag's best guess bounds the head without positions
+        f"position's share by {1 / 64:.1%}",
+        *(f"   {m:4g} {math.exp(-m):8.4f} " for m in (0.5, 2, 8)),  # e^-m per step back
     ],
     "16_what_the_learned_table_learned.py": [
         "learned table (8, 8); sinusoidal table (8, 8)",  # T = 8 rows, d_model = 8
@@ -408,6 +415,54 @@ def test_lesson_15_positions_separate_from_none() -> None:
     gaps = [float(line.split("largest difference: ")[1].split(";")[0]) for line in lines
             if "largest difference: " in line]
     assert len(gaps) == 2 and all(gap < 1e-12 for gap in gaps)  # one bag, one answer
+
+
+def _bag_best(i: int, kinds: int = 5) -> float:
+    """The best share of a guess of the token at i - 1 from the bag of the i tokens before
+    query i: the commonest kind's count / i, averaged over all kinds**i sequences, one by
+    one (the naive count; the lesson sums over count vectors instead)."""
+    best = sum(max(collections.Counter(tokens).values())
+               for tokens in itertools.product(range(kinds), repeat=i))
+    return best / kinds ** i / i
+
+
+def test_lesson_15_explains_none_by_the_bag_and_alibi_by_its_slope() -> None:
+    """Without positions: each position's share is its count / 64, beside 1/(i+1) and the
+    bag's best (worked here by brute force), which the head stays under within three
+    standard errors of 64 samples (sqrt(b (1 - b) / 64)); near all right at position 1,
+    about a third by position 7. ALiBi: the weights by distance sum to 1; m = 2 puts the
+    most on d = 1 and learns previous-token at T and 2T (95%+); m = 1/2 leaks a quarter or
+    more to d >= 2, m = 8 under a twentieth, yet keeps more on its own token than on
+    d = 1 and scores 10 points below m = 2. The sentences repeat the table's numbers."""
+    lines = _first_run(WALKTHROUGHS / "15_does_attention_need_positions.py").stdout.splitlines()
+    start = lines.index("   position i   none's accuracy   1/(i+1)   best from the bag")
+    bounds = []
+    for i, line in enumerate(lines[start + 1:start + 8], start=1):
+        words = line.replace("(", " ").split()  # 'i', 'share%', count, of, 64, 1/(i+1), bag
+        assert int(words[0]) == i
+        count, bound = int(words[2]), _bag_best(i)
+        assert words[1] == f"{count / 64:.1%}" and words[5] == f"{1 / (i + 1):.4f}"
+        assert words[6] == f"{bound:.4f}", (i, words[6], bound)
+        assert count / 64 <= bound + 3 * math.sqrt(bound * (1 - bound) / 64), line
+        bounds.append(count / 64)
+    assert bounds[0] >= 0.80 and bounds[-1] <= 0.50, bounds
+    mean_bound = sum(_bag_best(i) for i in range(1, 8)) / 7
+    assert f"The bag's best over positions 1-7: {mean_bound:.1%}" in "\n".join(lines)
+    table = {}
+    for line in lines:
+        words = line.split()
+        if len(words) == 7 and words[0] in ("0.5", "2", "8") and words[2].endswith("%"):
+            table[float(words[0])] = [float(word.rstrip("%")) for word in words[1:]]
+    assert set(table) == {0.5, 2.0, 8.0}, table
+    for m, (_, at_T, at_2T, own, back, leak) in table.items():
+        assert math.isclose(own + back + leak, 1.0, abs_tol=0.002), m
+    assert max(table, key=lambda m: table[m][4]) == 2.0
+    assert table[2.0][1] >= 95 and table[2.0][2] >= 95, table[2.0]
+    assert table[0.5][5] >= 0.25 and table[8.0][5] <= 0.05
+    assert table[8.0][3] > table[8.0][4] and table[8.0][1] <= table[2.0][1] - 10
+    said = "\n".join(line for line in lines if line.startswith(("m = 1/2:", "but the own")))
+    assert f"{table[0.5][5]:.0%} of the weight leaks" in said
+    assert f"keeps {table[8.0][3]:.0%}" in said and f"m = 2, {table[2.0][4]:.0%}" in said
 
 
 def test_lesson_15_numbers_words_as_the_lab_does() -> None:
