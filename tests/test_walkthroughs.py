@@ -504,6 +504,15 @@ def test_lesson_17_nudging_agrees_and_unseen_rows_get_nothing() -> None:
     not_zero = [line.split()[1].rstrip(":") for line in lines
                 if line.endswith("exactly 0? False")]
     assert zero == ["4", "5", "6", "7"] and not_zero == ["0", "1", "2", "3"]
+    # "they never move": Adam's step for a number whose gradient is always 0 is
+    # lr * 0 / (sqrt(0) + eps) = 0, so after training on 4 tokens rows 4-7 are as drawn
+    from minipe import TinyModel, train
+
+    model = TinyModel(5, 8, 8, positions="learned", seed=0)
+    trained = train(model, "previous-token", steps=5, seq_len=4).model
+    before = model.parameters()["position_embedding"].tolist()
+    after = trained.parameters()["position_embedding"].tolist()
+    assert after[4:] == before[4:] and after[:4] != before[:4]
 
 
 def test_lesson_18_reports_what_carries_past_t() -> None:

@@ -120,7 +120,11 @@ if __name__ == "__main__":
           f"in 64")
     print(f"moves a position's share by {1 / 64:.1%}. From position 4 on, the head")
     print("gets PE rows it never trained with: the encoding extends, and what the")
-    print("head does with it is measured here.")
+    unseen = sum(right[context_length:])
+    print(f"head does with it is measured here: {unseen} of 256 = {unseen / 256:.1%} at "
+          f"positions 4-7.")
+    print("The lectures' claim that sinusoids carry a model to longer sequences")
+    print("is not what this head does (errata E11).")
 
 # %% What each kind costs and buys
 if __name__ == "__main__":

@@ -159,7 +159,8 @@ if __name__ == "__main__":
     print(textwrap.indent(textwrap.fill(reason, width=74), "      "))
     print("The learned table stops at its 8 rows. Sinusoids, RoPE and ALiBi give")
     print("a number for any position; how well the head does there is measured")
-    print("above, not promised.")
+    print(f"above, not promised: sinusoids go from {at_T['sinusoidal']:.1%} at T to "
+          f"{at_2T['sinusoidal']:.1%} at 2T (errata E11).")
 
 # %% Without positions, position by position
 if __name__ == "__main__":
