@@ -421,9 +421,9 @@ def _bag_best(i: int, kinds: int = 5) -> float:
     """The best share of a guess of the token at i - 1 from the bag of the i tokens before
     query i: the commonest kind's count / i, averaged over all kinds**i sequences, one by
     one (the naive count; the lesson sums over count vectors instead)."""
-    best = sum(max(collections.Counter(tokens).values())
+    best: int = sum(max(collections.Counter(tokens).values())
                for tokens in itertools.product(range(kinds), repeat=i))
-    return best / kinds ** i / i
+    return best / float(kinds ** i) / i
 
 
 def test_lesson_15_explains_none_by_the_bag_and_alibi_by_its_slope() -> None:

@@ -167,12 +167,12 @@ if __name__ == "__main__":
     lesson.stage("Without positions, position by position: the bag's best guess")
 
     inputs, targets = task_batch("previous-token", vocab_size, T, 64, seed=1)  # accuracy's
-    right = [0] * T  # right answers at each position
+    hits = [0] * T  # right answers at each position
     for ids, wanted in zip(inputs, targets):
         scores = results["none"].model.logits(ids)  # (8, 5)
         for pos in range(1, T):  # position 0 has no previous token
             row = scores[pos].tolist()
-            right[pos] += row.index(max(row)) == wanted[pos]
+            hits[pos] += row.index(max(row)) == wanted[pos]
     by_d, _ = distance_weights(results["none"].model, inputs)
     equal = sum(1 / (i + 1) for i in range(1, T)) / (T - 1)  # the mean of 1/(i+1)
     print("Query i sees tokens 0..i (the causal mask) and nothing says where each")
@@ -185,7 +185,7 @@ if __name__ == "__main__":
     print("kinds, each token drawn alike).")
     print("   position i   none's accuracy   1/(i+1)   best from the bag")
     for pos in range(1, T):
-        print(f"   {pos:10}   {right[pos] / 64:6.1%} ({right[pos]:2} of 64)"
+        print(f"   {pos:10}   {hits[pos] / 64:6.1%} ({hits[pos]:2} of 64)"
               f"   {1 / (pos + 1):7.4f}   {bag_best(pos):17.4f}")
     bound_T = sum(bag_best(pos) for pos in range(1, T)) / (T - 1)
     bound_2T = sum(bag_best(pos) for pos in range(1, 2 * T)) / (2 * T - 1)

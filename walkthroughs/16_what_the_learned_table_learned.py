@@ -70,9 +70,12 @@ def cosine_figure(cosines: Matrix, title: str) -> Heatmap:
 
 def scores_figure(scores: Matrix, head: str, table: str) -> Heatmap:
     """The position-only scores as a heatmap, query positions down, keys across."""
+    size = len(scores)
+    causal = tuple(tuple(j > i for j in range(size)) for i in range(size))  # key after query
     return Heatmap(scores, title=f"{head} head: scores from the positions alone",
-                   subtitle=f"(W_q {table}_i) . (W_k {table}_j) / sqrt(8); the mask keeps j <= i",
-                   x_name="key position j", y_name="query position i")
+                   subtitle=f"(W_q {table}_i) . (W_k {table}_j) / sqrt(8); the causal mask "
+                   "keeps j <= i: striped cells are masked",
+                   x_name="key position j", y_name="query position i", masked=causal)
 
 
 # %% Train two heads
