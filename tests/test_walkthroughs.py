@@ -297,6 +297,8 @@ KEY_NUMBERS: dict[str, list[str]] = {
         "gradient of position_embedding: shape (4, 8)",  # (context_length, d_model)
         "equal to the gradient of the table? True",
         "one sequence's dloss/dx alone equal to it? False",
+        f"it averages over all {8 * 3} targets",  # 8 sequences, positions 1-3 each
+        "no gradient reaches the table\n(errata E12)",
     ],
     "18_train_short_test_long.py": [
         # d = 8, L = T = 8, factor 4; turns in 8 = 8 theta_i / (2 pi), theta_i = 10000**(-i/4)
@@ -387,6 +389,14 @@ def test_lesson_13_names_the_terms_that_tell_the_two_as_apart() -> None:
     assert differ == ["content-position", "position-position"], differ
     said = next(line for line in lines if line.startswith("The terms that differ"))
     assert said.split(": ")[1] == ", ".join(differ)
+    # "one key takes nearly all the weight" unscaled; divided by 16, far less
+    spread = next(line for line in lines if "5 scores of spread 16" in line)
+    unscaled, scaled = float(spread.split()[-5].rstrip(";")), float(spread.split()[-1])
+    assert unscaled >= 0.95 and scaled <= 0.6, spread
+    # "PE (norm 16) drowns them; scaled, they outweigh it": the cosine of x and x + PE is
+    # near 0 for rows of norm about 1, above 1/2 for rows of norm about sqrt(512) > 16
+    cosines = [float(line.split()[-1]) for line in lines if "cosine of x and x + PE(0)" in line]
+    assert len(cosines) == 2 and cosines[0] < 0.1 and cosines[1] > 0.5, cosines
 
 
 def _percent(line: str, after: str) -> float:
@@ -490,6 +500,9 @@ def test_lesson_16_reports_the_one_back_peaks() -> None:
     earlier = [int(row) for row in before.split("[")[1].rstrip("]").split(",") if row.strip()]
     assert set(peaks) <= set(range(1, 8)) and len(peaks) >= 5, peaks
     assert len(peaks) > len(earlier), (peaks, earlier)
+    learned = next(line for line in lines if line.startswith("learned    rows: along"))
+    assert float(learned.split()[-1]) > 0.1  # "the learned rows' does not"
+    assert "changed by training: W_q, W_k" in lines  # what moved the sinusoidal peaks
 
 
 def test_lesson_17_nudging_agrees_and_unseen_rows_get_nothing() -> None:

@@ -154,8 +154,11 @@ if __name__ == "__main__":
     print(f"rows whose highest allowed score is at j = i - 1: {peaks}")
     print(f"rows where it is elsewhere: {missed}")
     print(f"the same rows before training: {one_back_peaks(fresh_scores)}")
-    print("The table is the formula's and never changes: what moved the peaks is")
-    print("W_q and W_k, which training did change.")
+    moved = [name for name in ("W_q", "W_k") if weights[name].tolist() != fresh[name].tolist()]
+    print(f"changed by training: {', '.join(moved)}")  # W_q, W_k
+    print("The table is the formula's and never changes (lesson 17: no gradient")
+    print("reaches it), and both score tables use the same PE: what moved the")
+    print("peaks is W_q and W_k.")
     if missed:
         print("The token embeddings add to every score too, so a row that peaks")
         print("elsewhere here can still be answered right: the accuracy above")

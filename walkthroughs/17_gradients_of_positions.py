@@ -72,7 +72,8 @@ if __name__ == "__main__":
           f"{allclose(learned_pass.d_inputs[0], d_P)}")
     print("Broadcasting copies the table into every sequence on the way in, so")
     print("the way back adds up what every copy received: the sum, not the mean.")
-    print("(The mean is already in the loss: it averages over all 8 x 3 targets.)")
+    counted = sum(target != -100 for row in targets for target in row)  # 8 x 3 = 24
+    print(f"(The mean is already in the loss: it averages over all {counted} targets.)")
 
 # %% A check by nudging one number
 if __name__ == "__main__":
