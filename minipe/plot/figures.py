@@ -241,12 +241,13 @@ def attention_weights(trace: Trace, *,
     labels = tuple(f"{pos} {token}" for pos, token in enumerate(trace.tokens))
     d_model = trace.input_embeddings.shape[1]
     settings = f"d_model = {d_model}, positions = {trace.positions}" + \
-        (", causal: striped above the diagonal, masked" if trace.causal else "")
+        (")\ncausal: no token sees a later one; the striped cells are masked" if trace.causal
+         else ")")
     n = len(labels)
     masked = tuple(tuple(j > i for j in range(n)) for i in range(n)) if trace.causal else None
     return Heatmap(trace.attention.weights, title=f"Attention weights for {trace.text!r}",
                    subtitle=f"row i: how much token i attends to token j; each row sums to 1 "
-                   f"({settings})", x_name="key: token j", y_name="query: token i",
+                   f"({settings}", x_name="key: token j", y_name="query: token i",
                    row_labels=labels, col_labels=labels, palette="sequential",
                    color_range=color_range, masked=masked)
 
