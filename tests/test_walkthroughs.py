@@ -458,10 +458,10 @@ def test_lesson_15_explains_none_by_the_bag_and_alibi_by_its_slope() -> None:
     assert bounds[0] >= 0.80 and bounds[-1] <= 0.50, bounds
     # "by content it looks away from itself": less than the equal share on its own token,
     # the mean of 1/(i+1) over i = 1..7
-    own = next(line for line in lines if line.startswith("The trained head gives its own"))
+    looks = next(line for line in lines if line.startswith("The trained head gives its own"))
     equal = sum(1 / (i + 1) for i in range(1, 8)) / 7
-    assert own.endswith(f"against {equal:.3f}")
-    assert float(own.split("token ")[1].split()[0]) < equal - 0.05, own
+    assert looks.endswith(f"against {equal:.3f}")
+    assert float(looks.split("token ")[1].split()[0]) < equal - 0.05, looks
     mean_bound = sum(_bag_best(i) for i in range(1, 8)) / 7
     assert f"The bag's best over positions 1-7: {mean_bound:.1%}" in "\n".join(lines)
     table = {}
