@@ -272,3 +272,49 @@ def test_a_per_sequence_vector_needs_a_new_axis() -> None:
     naive = [[[t + v for t, v in zip(token_row, vectors.tolist()[b])] for token_row in seq]
              for b, seq in enumerate(tokens.tolist())]
     assert summed == naive
+
+
+# ---------------------------------------------------------------------------
+# Issue 17, item 7: without positions, who-bites-whom reaches what a bag allows
+# ---------------------------------------------------------------------------
+
+
+def test_the_readme_says_what_who_bites_whom_reaches_without_positions() -> None:
+    """The README's numbers, from the model `python -m minipe.train --task who-bites-whom
+    --positions none` trains (its defaults: d_model 8, seed 0, 300 steps x 8), checked by
+    loops written here. The 36 sentences are 18 mirrored pairs with one bag each: the head
+    answers each pair alike, so at most 18 are right; for each pair it gives one softmax p,
+    and -(ln p_s + ln p_o) / 2 >= -ln((p_s + p_o) / 2) >= ln 2, so the mean loss is at
+    least ln 2. The 64 sentences are the command's accuracy sample (task_batch, seed 1)."""
+    from minipe import TinyModel, task_batch, train
+
+    model = train(TinyModel(9, 8, 6, positions="none"), "who-bites-whom").model
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = " ".join(readme.split())  # the README's lines joined
+
+    def top_and_loss(ids: list[int], target: int) -> tuple[int, float]:
+        row = model.logits(ids)[5].tolist()  # the scores at 'who?'
+        top = max(row)
+        log_total = top + math.log(sum(math.exp(score - top) for score in row))
+        return row.index(top), log_total - row[target]
+
+    right, losses, alike = 0, [], 0
+    for s in range(1, 5):  # nouns man 1, dog 2, cat 3, fox 4; verbs 5-7; who? 8
+        for o in range(1, 5):
+            for v in range(5, 8):
+                if s == o:
+                    continue
+                top, loss = top_and_loss([0, s, v, 0, o, 8], s)
+                right += top == s
+                losses.append(loss)
+                alike += top == top_and_loss([0, o, v, 0, s, 8], o)[0]
+    assert len(losses) == 36 and alike == 36  # one bag, one answer: both orders
+    assert right == 18 and "18 of all 36 sentences" in text
+    mean_loss = sum(losses) / 36
+    assert mean_loss >= math.log(2) and f"a mean loss of {mean_loss:.2f}" in text
+    assert f"ln 2 = {math.log(2):.2f}" in text
+    inputs, targets = task_batch("who-bites-whom", 9, 6, 64, seed=1)
+    hits = sum(top_and_loss(ids, wanted[5])[0] == wanted[5]
+               for ids, wanted in zip(inputs, targets))
+    assert f"gets {hits / 64:.1%} of the command's 64 sentences right" in text
+    assert f"{hits / 64:.1%} and not 50%" in text

@@ -21,11 +21,15 @@ from minipe import (
     Embedding,
     Matrix,
     SingleHeadAttention,
+    TinyModel,
     allclose,
     binary_encoding,
+    scaled_dot_product_attention,
     sinusoidal_denominators,
     sinusoidal_encoding,
     sinusoidal_position,
+    task_batch,
+    train,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,6 +47,8 @@ ROWS: dict[str, tuple[str, set[str]]] = {
     "E8": ("004", {"04"}),  # base 100000
     "E9": ("004", {"05"}),  # GPT-2's index ranges
     "E10": ("004", {"08"}),  # "BPE"
+    "E11": ("000, 003", {"07", "15"}),  # sinusoids do not carry a trained head past T
+    "E12": ("003, 004", {"17"}),  # differentiable, yet nothing reaches the table
 }
 
 
@@ -183,6 +189,60 @@ def test_e10_bpe_here_is_the_binary_code_which_jumps() -> None:
     # |PE(p + 1) - PE(p)|^2 = sum_i (2 - 2 cos(1 / 10000^(2i/8))), the same for every p
     expected = math.sqrt(sum(2 - 2 * math.cos(1 / 10000 ** (2 * i / 8)) for i in range(4)))
     assert all(math.isclose(value, expected) for value in smooth)
+
+
+def _right_by_position(model: TinyModel, seq_len: int) -> list[int]:
+    """How many of 64 new previous-token sequences (seed 1) have their top score right at
+    each position, counted here: the target at pos is the token at pos - 1."""
+    inputs, _ = task_batch("previous-token", model.vocab_size, seq_len, 64, seed=1)
+    right = [0] * seq_len
+    for ids in inputs:
+        scores = model.logits(ids).tolist()  # (seq_len, vocab_size)
+        for pos in range(1, seq_len):
+            right[pos] += scores[pos].index(max(scores[pos])) == ids[pos - 1]
+    return right
+
+
+def test_e11_a_sinusoidal_head_does_not_carry_past_its_training_length() -> None:
+    # Lesson 07's head: trained on 4 tokens (200 steps x 8), scored on 64 sequences of 8.
+    # Positions 1-3 are what it trained on; 4-7 are new. A guess among 5 kinds gets 1/5.
+    short = train(TinyModel(5, 8, 4, positions="sinusoidal", seed=0), "previous-token",
+                  steps=200, batch_size=8).model
+    right = _right_by_position(short, 8)
+    seen, unseen = sum(right[1:4]), sum(right[4:])
+    assert seen / 192 >= 0.90 and unseen / 256 <= 0.50  # far from carrying over
+    # Lesson 15's head: trained on 8 tokens (100 steps x 4), scored at T = 8 and 2T = 16.
+    long = train(TinyModel(5, 8, 8, positions="sinusoidal", seed=0), "previous-token",
+                 steps=100, batch_size=4).model
+    at_T, at_2T = sum(_right_by_position(long, 8)), sum(_right_by_position(long, 16))
+    assert at_2T / (64 * 15) < at_T / (64 * 7) - 0.10
+    row = _table_rows()["E11"]
+    assert f"right on {seen} of 192 targets at positions 1-3" in row
+    assert f"on {unseen} of 256 ({unseen / 256:.1%}) at positions 4-7" in row
+    assert f"from {at_T / (64 * 7):.1%} at T = 8 to {at_2T / (64 * 15):.1%} at 2T = 16" in row
+
+
+def test_e12_no_gradient_reaches_a_sinusoidal_table() -> None:
+    inputs, targets = task_batch("previous-token", 5, 4, 8, seed=0)
+    fixed = TinyModel(5, 8, 4, positions="sinusoidal", seed=0)
+    learned = TinyModel(5, 8, 4, positions="learned", seed=0)
+    weights = {"W_k", "W_out", "W_q", "W_v", "token_embedding"}
+    passed = fixed.backprop(inputs, targets)
+    assert set(fixed.parameters()) == set(passed.gradients) == weights  # nothing else learns
+    # the loss does have a gradient at x = E[ids] + PE: it stops there for PE
+    assert max(abs(value) for row in passed.d_inputs[0].tolist() for value in row) > 0
+    # a learned table, by contrast, is a parameter and gets one
+    assert set(learned.backprop(inputs, targets).gradients) == weights | {"position_embedding"}
+    # after training, the table the model adds is still the formula's, to the bit:
+    # x = E[ids] + PE, so the logits equal those of the trained E plus sinusoidal_encoding
+    trained = train(fixed, "previous-token", steps=5).model
+    W = trained.parameters()
+    ids = inputs[0]
+    X = Matrix([W["token_embedding"][token_id].tolist() for token_id in ids])
+    X = X + sinusoidal_encoding(4, 8)
+    head = scaled_dot_product_attention(X @ W["W_q"], X @ W["W_k"], X @ W["W_v"], causal=True)
+    assert allclose(head.output @ W["W_out"], trained.logits(ids))
+    assert "no gradient reaches a sine or a cosine" in _table_rows()["E12"]
 
 
 # --- the README's table, and the lessons' pointers to it ---

@@ -147,11 +147,14 @@ def test_attention_weights_sit_on_a_scale_from_0_to_1() -> None:
     cells = group(root, "cells").findall(f"{SVG}rect")
     weights = [w for row in trace.attention.weights.tolist() for w in row]
     for i in range(6):
-        for j in range(i + 1, 6):  # above the diagonal the causal mask gives weight 0: white
-            assert cells[6 * i + j].get("fill") == "#ffffff"
+        for j in range(i + 1, 6):  # above the diagonal the causal mask: striped, not a colour
+            assert cells[6 * i + j].get("fill") == "url(#masked)"
+    assert texts(group(root, "masked-legend")) == ["masked"]
     assert cells[0].get("fill") == "#08306b"  # token 0 sees only itself: weight 1, darkest
     # sequential: a larger weight is never lighter (a smaller sum of red, green and blue)
-    by_weight = sorted((w, sum(rgb(cell.get("fill")))) for w, cell in zip(weights, cells))
+    live = [(w, cell) for n, (w, cell) in enumerate(zip(weights, cells)) if n % 6 <= n // 6]
+    assert len(live) == 21  # 1 + 2 + ... + 6 cells at or below the diagonal
+    by_weight = sorted((w, sum(rgb(cell.get("fill")))) for w, cell in live)
     lightness = [light for _, light in by_weight]
     assert lightness == sorted(lightness, reverse=True) and len(set(lightness)) > 5
 
@@ -565,3 +568,42 @@ def test_the_readme_figure_is_what_its_command_makes() -> None:
     svg = figure_for(build_parser().parse_args(argv)).svg()
     assert (ROOT / out).read_bytes() == svg.encode("utf-8"), \
         f"the committed figure is stale: run `{command}`"
+
+
+def test_masked_cells_are_striped_and_left_out_of_the_scale() -> None:
+    # A causal 2 x 2 table: cell (0, 1) is masked. Its value, 100, is no score anyone uses,
+    # so the scale runs over the other three only: diverging, |largest| = 2, ends -2 and 2.
+    table = [[-2.0, 100.0], [1.0, 2.0]]
+    masked = [[False, True], [False, False]]
+    root = parse(heatmap_svg(table, title="causal", masked=masked))
+    fills = [cell.get("fill") for cell in group(root, "cells").findall(f"{SVG}rect")]
+    assert fills[1] == "url(#masked)" and "url(#masked)" not in fills[:1] + fills[2:]
+    assert texts(group(root, "colorbar")) == ["2.00", "0.00", "-2.00"]  # a tenth of a tick
+    assert "100.000" not in texts(group(root, "values"))  # no number in a masked cell
+    assert texts(group(root, "masked-legend")) == ["masked"]
+    # without a mask nothing is striped, and there is no such legend
+    plain = heatmap_svg(table, title="plain")
+    assert "url(#masked)" not in plain and "masked-legend" not in plain
+    # in the terminal: a masked cell is drawn with its own character, named in the legend
+    drawn = heatmap_text(table, title="causal", masked=masked)
+    assert drawn.splitlines()[1].endswith("╱╱╱╱") and "╱ = masked" in drawn
+    with pytest.raises(ValueError, match="masked must be 2 rows of 2 bools"):
+        heatmap_svg(table, title="t", masked=[[False, True]])
+
+
+def test_every_line_of_a_chart_has_its_own_dash_and_marker() -> None:
+    # Two identical lines: the second is drawn on the first. Each still shows: its own
+    # dash pattern, and 8 markers of its own shape at other points than the first line's.
+    svg = line_chart_svg([float(x) for x in range(81)], {"a": [1.0] * 81, "b": [1.0] * 81},
+                         title="one on the other")
+    root = parse(svg)
+    lines = group(root, "series").findall(f"{SVG}polyline")
+    assert [line.get("stroke-dasharray") for line in lines] == [None, "8 4"]
+    markers = group(root, "marks").findall(f"{SVG}path")
+    shapes = [marker.get("d") for marker in markers]
+    assert len(markers) == 16 and len(set(shapes)) == 2
+    places = [marker.get("transform") for marker in markers]
+    assert len(set(places)) == 16  # no two markers on one spot
+    # one line alone needs no markers
+    single = line_chart_svg([0.0, 1.0], {"a": [0.0, 1.0]}, title="one")
+    assert "<path" not in single

@@ -8,7 +8,11 @@ from the clone, in a subprocess. The expected numbers are worked here with
 from __future__ import annotations
 
 import cmath
+import collections
 import functools
+import importlib.util
+import itertools
+import io
 import math
 import os
 import re
@@ -155,6 +159,11 @@ KEY_NUMBERS: dict[str, list[str]] = {
         "there is no row for position 4 to look up",
         f"a guess among 5 kinds: {1 / 5:.1%}",
         *(f"position {pos}: " for pos in range(1, 8)),  # every position of 8 tokens
+        # causal: what positions 0..3 see does not include tokens 4..7
+        "4 later tokens cut off, get the same\nscores? True",
+        "Are their first 4 tokens stage 3's 64 sequences? False",  # drawn 8 at a time
+        f"one miss in 64\nmoves a position's share by {1 / 64:.1%}",
+        "GPT-2, with 1024 rows (positions 0..1023), has no row for position\n1024.",
     ],
     "08_binary_vs_sinusoidal.py": [
         "pos  7: 1110",  # 7 = 4 + 2 + 1, least significant bit first
@@ -263,6 +272,11 @@ KEY_NUMBERS: dict[str, list[str]] = {
         "untrained head, scores at 'who?'",
         "trained head, scores at 'who?'",
         f"of {4 * 3 * 3} sentences",  # 4 subjects x 3 other nouns x 3 verbs
+        "100 steps of Adam, 4 new random sequences a step",
+        "these weights give each model's own scores? True",  # chapter 4's head, redone
+        "below both? True",  # a bag's best guess bounds the head without positions
+        f"position's share by {1 / 64:.1%}",
+        *(f"   {m:4g} {math.exp(-m):8.4f} " for m in (0.5, 2, 8)),  # e^-m per step back
     ],
     "16_what_the_learned_table_learned.py": [
         "learned table (8, 8); sinusoidal table (8, 8)",  # T = 8 rows, d_model = 8
@@ -283,6 +297,8 @@ KEY_NUMBERS: dict[str, list[str]] = {
         "gradient of position_embedding: shape (4, 8)",  # (context_length, d_model)
         "equal to the gradient of the table? True",
         "one sequence's dloss/dx alone equal to it? False",
+        f"it averages over all {8 * 3} targets",  # 8 sequences, positions 1-3 each
+        "no gradient reaches the table\n(errata E12)",
     ],
     "18_train_short_test_long.py": [
         # d = 8, L = T = 8, factor 4; turns in 8 = 8 theta_i / (2 pi), theta_i = 10000**(-i/4)
@@ -356,6 +372,33 @@ def test_lesson_12_weights_show_what_each_kind_does() -> None:
     assert rows["alibi"] == sorted(rows["alibi"])
 
 
+def test_lesson_13_names_the_terms_that_tell_the_two_as_apart() -> None:
+    """Keys 0 and 3 are both 'a': one x_j, two p_j. The four-term split of query 2's row,
+    parsed from the lesson: a term with x_j and no p_j (content-content, position-content:
+    p_i is the query's own) must print one value for both keys; the terms with p_j may
+    differ. The sentence must name exactly the rows whose two values differ."""
+    lines = _first_run(WALKTHROUGHS / "13_inside_attention.py").stdout.splitlines()
+    rows = {line.split()[0]: [float(value) for value in line.split()[-5:]] for line in lines
+            if line.strip().split()[:1] and line.split()[0] in (
+                "content-content", "content-position", "position-content",
+                "position-position")}
+    assert len(rows) == 4
+    assert rows["content-content"][0] == rows["content-content"][3]  # x_i A x_a twice
+    assert rows["position-content"][0] == rows["position-content"][3]  # p_2 A x_a twice
+    differ = [name for name, values in rows.items() if values[0] != values[3]]
+    assert differ == ["content-position", "position-position"], differ
+    said = next(line for line in lines if line.startswith("The terms that differ"))
+    assert said.split(": ")[1] == ", ".join(differ)
+    # "one key takes nearly all the weight" unscaled; divided by 16, far less
+    spread = next(line for line in lines if "5 scores of spread 16" in line)
+    unscaled, scaled = float(spread.split()[-5].rstrip(";")), float(spread.split()[-1])
+    assert unscaled >= 0.95 and scaled <= 0.6, spread
+    # "PE (norm 16) drowns them; scaled, they outweigh it": the cosine of x and x + PE is
+    # near 0 for rows of norm about 1, above 1/2 for rows of norm about sqrt(512) > 16
+    cosines = [float(line.split()[-1]) for line in lines if "cosine of x and x + PE(0)" in line]
+    assert len(cosines) == 2 and cosines[0] < 0.1 and cosines[1] > 0.5, cosines
+
+
 def _percent(line: str, after: str) -> float:
     """The share printed right after `after` on `line`, e.g. '98.0%' -> 0.98."""
     return float(line.split(after)[1].split("%")[0]) / 100
@@ -384,6 +427,60 @@ def test_lesson_15_positions_separate_from_none() -> None:
     assert len(gaps) == 2 and all(gap < 1e-12 for gap in gaps)  # one bag, one answer
 
 
+def _bag_best(i: int, kinds: int = 5) -> float:
+    """The best share of a guess of the token at i - 1 from the bag of the i tokens before
+    query i: the commonest kind's count / i, averaged over all kinds**i sequences, one by
+    one (the naive count; the lesson sums over count vectors instead)."""
+    best: int = sum(max(collections.Counter(tokens).values())
+               for tokens in itertools.product(range(kinds), repeat=i))
+    return best / float(kinds ** i) / i
+
+
+def test_lesson_15_explains_none_by_the_bag_and_alibi_by_its_slope() -> None:
+    """Without positions: each position's share is its count / 64, beside 1/(i+1) and the
+    bag's best (worked here by brute force), which the head stays under within three
+    standard errors of 64 samples (sqrt(b (1 - b) / 64)); near all right at position 1,
+    about a third by position 7. ALiBi: the weights by distance sum to 1; m = 2 puts the
+    most on d = 1 and learns previous-token at T and 2T (95%+); m = 1/2 leaks a quarter or
+    more to d >= 2, m = 8 under a twentieth, yet keeps more on its own token than on
+    d = 1 and scores 10 points below m = 2. The sentences repeat the table's numbers."""
+    lines = _first_run(WALKTHROUGHS / "15_does_attention_need_positions.py").stdout.splitlines()
+    start = lines.index("   position i   none's accuracy   1/(i+1)   best from the bag")
+    bounds = []
+    for i, line in enumerate(lines[start + 1:start + 8], start=1):
+        words = line.replace("(", " ").split()  # 'i', 'share%', count, of, 64, 1/(i+1), bag
+        assert int(words[0]) == i
+        count, bound = int(words[2]), _bag_best(i)
+        assert words[1] == f"{count / 64:.1%}" and words[5] == f"{1 / (i + 1):.4f}"
+        assert words[6] == f"{bound:.4f}", (i, words[6], bound)
+        assert count / 64 <= bound + 3 * math.sqrt(bound * (1 - bound) / 64), line
+        bounds.append(count / 64)
+    assert bounds[0] >= 0.80 and bounds[-1] <= 0.50, bounds
+    # "by content it looks away from itself": less than the equal share on its own token,
+    # the mean of 1/(i+1) over i = 1..7
+    looks = next(line for line in lines if line.startswith("The trained head gives its own"))
+    equal = sum(1 / (i + 1) for i in range(1, 8)) / 7
+    assert looks.endswith(f"against {equal:.3f}")
+    assert float(looks.split("token ")[1].split()[0]) < equal - 0.05, looks
+    mean_bound = sum(_bag_best(i) for i in range(1, 8)) / 7
+    assert f"The bag's best over positions 1-7: {mean_bound:.1%}" in "\n".join(lines)
+    table = {}
+    for line in lines:
+        words = line.split()
+        if len(words) == 7 and words[0] in ("0.5", "2", "8") and words[2].endswith("%"):
+            table[float(words[0])] = [float(word.rstrip("%")) for word in words[1:]]
+    assert set(table) == {0.5, 2.0, 8.0}, table
+    for m, (_, at_T, at_2T, own, back, leak) in table.items():
+        assert math.isclose(own + back + leak, 1.0, abs_tol=0.002), m
+    assert max(table, key=lambda m: table[m][4]) == 2.0
+    assert table[2.0][1] >= 95 and table[2.0][2] >= 95, table[2.0]
+    assert table[0.5][5] >= 0.25 and table[8.0][5] <= 0.05
+    assert table[8.0][3] > table[8.0][4] and table[8.0][1] <= table[2.0][1] - 10
+    said = "\n".join(line for line in lines if line.startswith(("m = 1/2:", "but the own")))
+    assert f"{table[0.5][5]:.0%} of the weight leaks" in said
+    assert f"keeps {table[8.0][3]:.0%}" in said and f"m = 2, {table[2.0][4]:.0%}" in said
+
+
 def test_lesson_15_numbers_words_as_the_lab_does() -> None:
     """The lesson's IDs: 'a' 0, nouns 1-4, verbs 5-7, 'who?' 8 - as every sentence the
     lab makes reads: [a, subject, verb, a, object, who?]."""
@@ -409,6 +506,9 @@ def test_lesson_16_reports_the_one_back_peaks() -> None:
     earlier = [int(row) for row in before.split("[")[1].rstrip("]").split(",") if row.strip()]
     assert set(peaks) <= set(range(1, 8)) and len(peaks) >= 5, peaks
     assert len(peaks) > len(earlier), (peaks, earlier)
+    learned = next(line for line in lines if line.startswith("learned    rows: along"))
+    assert float(learned.split()[-1]) > 0.1  # "the learned rows' does not"
+    assert "changed by training: W_q, W_k" in lines  # what moved the sinusoidal peaks
 
 
 def test_lesson_17_nudging_agrees_and_unseen_rows_get_nothing() -> None:
@@ -423,6 +523,15 @@ def test_lesson_17_nudging_agrees_and_unseen_rows_get_nothing() -> None:
     not_zero = [line.split()[1].rstrip(":") for line in lines
                 if line.endswith("exactly 0? False")]
     assert zero == ["4", "5", "6", "7"] and not_zero == ["0", "1", "2", "3"]
+    # "they never move": Adam's step for a number whose gradient is always 0 is
+    # lr * 0 / (sqrt(0) + eps) = 0, so after training on 4 tokens rows 4-7 are as drawn
+    from minipe import TinyModel, train
+
+    model = TinyModel(5, 8, 8, positions="learned", seed=0)
+    trained = train(model, "previous-token", steps=5, seq_len=4).model
+    before = model.parameters()["position_embedding"].tolist()
+    after = trained.parameters()["position_embedding"].tolist()
+    assert after[4:] == before[4:] and after[:4] != before[:4]
 
 
 def test_lesson_18_reports_what_carries_past_t() -> None:
@@ -475,6 +584,15 @@ def test_lesson_07_both_heads_learn_on_4_tokens() -> None:
     shares = [_percent(line, "accuracy at 4 tokens") for line in lines
               if "accuracy at 4 tokens" in line]
     assert len(shares) == 2 and min(shares) >= 0.90, shares
+    counts = [line for line in lines if line.strip().startswith("position ") and "of 64" in line]
+    assert len(counts) == 7
+    right = []
+    for line in counts:  # '   position 2:  93.8%   (60 of 64, trained on)'
+        count = int(line.split("(")[1].split()[0])
+        assert line.split(":")[1].split()[0] == f"{count / 64:.1%}", line
+        right.append(count)
+    said = next(line for line in lines if line.startswith("So positions 1-3 here"))
+    assert f"{sum(right[:3])} of 192 = {sum(right[:3]) / 192:.1%}" in said
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=[path.stem for path in LESSONS])
@@ -510,6 +628,35 @@ def test_step_without_a_terminal_runs_straight_through() -> None:
     assert done.returncode == 0, done.stderr
     assert "stdin is not a terminal" in done.stdout
     assert PROMPT not in done.stdout
+
+
+class _Terminal(io.StringIO):
+    """A stderr that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_progress_shows_steps_on_a_terminal_only(terminal: bool,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """lesson.progress's callback redraws 'label: step k/steps' on a terminal's stderr and
+    wipes it after the last step; on a pipe it writes nothing (piped output stays the same)."""
+    spec = importlib.util.spec_from_file_location("lesson", WALKTHROUGHS / "lesson.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    stderr = _Terminal() if terminal else io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    on_step = module.Lesson("Title", argv=[]).progress("rope", 2)
+    on_step(1, 1.5)
+    on_step(2, 0.25)
+    if not terminal:
+        assert stderr.getvalue() == ""
+        return
+    first, second = "   rope: step 1/2, loss 1.5000", "   rope: step 2/2, loss 0.2500"
+    assert stderr.getvalue() == ("\r" + first + "\r" + second
+                                 + "\r" + " " * len(second) + "\r")
 
 
 ANSWER_PROMPT = "then press Enter for the answer"

@@ -1,8 +1,9 @@
 """Lesson 7: fixed vs learned positions
 
 Question: a model is trained on sequences of at most 4 tokens. What happens
-when it meets a fifth token: with sinusoidal positions, and with a learned
-(GPT-style) table? The lesson trains both and tries.
+when it meets a fifth token, at position 4 (positions count from 0): with
+sinusoidal positions, and with a learned (GPT-style) table? The lesson
+trains both and tries.
 
 Claim checked (lectures 001 and 003): the formula gives a vector for every
 position, while a learned table stops at its context_length; a vector that
@@ -62,8 +63,8 @@ if __name__ == "__main__":
         print("a sequence of 5 tokens -> ValueError:")
         print(textwrap.indent(textwrap.fill(str(error), width=76), "   "))
     print("Position 4 was never given a row, so there is nothing to look up:")
-    print("GPT-2, with 1024 rows, cannot read a 1025th token. That is why its")
-    print("context length is a hard limit.")
+    print("GPT-2, with 1024 rows (positions 0..1023), has no row for position")
+    print("1024. That is why its context length is a hard limit.")
 
 # %% Train both on 4 tokens
 if __name__ == "__main__":
@@ -73,10 +74,13 @@ if __name__ == "__main__":
     models = {}
     for kind in ("sinusoidal", "learned"):
         model = TinyModel(5, d_model, context_length, positions=kind, seed=0)
-        models[kind] = train(model, "previous-token", steps=steps, batch_size=batch_size).model
+        models[kind] = train(model, "previous-token", steps=steps, batch_size=batch_size,
+                             on_step=lesson.progress(kind, steps)).model
         at_4 = accuracy(models[kind], "previous-token")  # 64 new sequences of 4, seed 1
         print(f"   {kind:10} previous-token, {steps} steps x {batch_size}: "
               f"accuracy at 4 tokens {at_4:.1%}")
+        if kind == "sinusoidal":
+            sinusoidal_at_4 = at_4  # on 64 x 3 = 192 targets (position 0 has none)
     print("Both learn it: output the token before each token (5 token kinds).")
 
 # %% Then give them 8
@@ -90,20 +94,37 @@ if __name__ == "__main__":
         print(textwrap.indent(textwrap.fill(str(error), width=76), "   "))
     inputs, targets = task_batch("previous-token", 5, 8, 64, seed=1)  # 64 sequences of 8
     right = [0] * 8  # right answers at each position
+    same_as_cut = True  # positions 0..3 answer as if the sequence stopped at 4 tokens
     for ids, wanted in zip(inputs, targets):
         scores = models["sinusoidal"].logits(ids)  # (8, 5)
+        cut = models["sinusoidal"].logits(ids[:context_length])  # (4, 5): tokens 0..3 only
+        same_as_cut = same_as_cut and allclose(Matrix(scores.rows[:context_length]), cut)
         for pos in range(1, 8):  # position 0 has no previous token
             row = scores[pos].tolist()
             right[pos] += row.index(max(row)) == wanted[pos]
     print("sinusoidal, accuracy at each position over 64 sequences of 8:")
     for pos in range(1, 8):
         seen = "trained on" if pos < context_length else "never seen"
-        print(f"   position {pos}: {right[pos] / 64:6.1%}   ({seen})")
+        print(f"   position {pos}: {right[pos] / 64:6.1%}   ({right[pos]:2} of 64, {seen})")
     print(f"a guess among 5 kinds: {1 / 5:.1%}")
-    print("The causal mask lets position t see only tokens 0..t, so positions 1-3")
-    print("of a longer sequence see just what they saw in training. From position")
-    print("4 on, the head gets PE rows it never trained with: the encoding")
-    print("extends, and what the head does with it is measured here.")
+    print("The causal mask lets position t see only tokens 0..t. Positions 0-3 of")
+    print("these sequences, scored with the 4 later tokens cut off, get the same")
+    print(f"scores? {same_as_cut}")  # True
+    stage_3_inputs, _ = task_batch("previous-token", 5, context_length, 64, seed=1)
+    same_tokens = [ids[:context_length] for ids in inputs] == stage_3_inputs
+    print(f"Are their first 4 tokens stage 3's 64 sequences? {same_tokens}")  # False
+    seen_right = sum(right[1:context_length])
+    print(f"So positions 1-3 here, {seen_right} of 192 = {seen_right / 192:.1%}, differ "
+          f"from stage 3's")
+    print(f"{sinusoidal_at_4:.1%} because the tokens differ, not the positions: one miss "
+          f"in 64")
+    print(f"moves a position's share by {1 / 64:.1%}. From position 4 on, the head")
+    print("gets PE rows it never trained with: the encoding extends, and what the")
+    unseen = sum(right[context_length:])
+    print(f"head does with it is measured here: {unseen} of 256 = {unseen / 256:.1%} at "
+          f"positions 4-7.")
+    print("The lectures' claim that sinusoids carry a model to longer sequences")
+    print("is not what this head does (errata E11).")
 
 # %% What each kind costs and buys
 if __name__ == "__main__":

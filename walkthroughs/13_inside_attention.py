@@ -127,8 +127,14 @@ if __name__ == "__main__":
     content = terms["content-content  x_i A x_j"][i]
     print(f"Both 'a's (keys 0 and 3) get the same content-content term? "
           f"{content[0] == content[3]}")  # True: one ID, one row
-    print("Only the three terms with p tell them apart. The last term, position")
-    print("with position, is the one lesson 06 built with W_q W_k^T = M_k.")
+    differ = [name.split()[0] for name, term in terms.items() if term[i][0] != term[i][3]]
+    print(f"The terms that differ between keys 0 and 3: {', '.join(differ)}")
+    print("A term can differ only if it holds what differs between the keys:")
+    print("x_j is one row for both 'a's, p_j is not. So only the terms with p_j")
+    print("tell them apart. position-content, p_i A x_j, holds p_i, the query's")
+    print("own position (2 for both keys), and the same x_j: it is equal. The")
+    print("last term, position with position, is the one lesson 06 built with")
+    print("W_q W_k^T = M_k.")
 
 # %% Why divide by sqrt(d_k)
 if __name__ == "__main__":

@@ -2,8 +2,10 @@
 
 Question: train one attention head to output the token before each token,
 five times: with no positions, a learned table, sinusoids, RoPE and ALiBi.
-Which ones learn it, and what happens at twice the training length? And can
-a head without positions ever answer "a man bites a dog: who bites?"
+Which ones learn it, and what happens at twice the training length? Why
+does the head without positions get about half right, and how much does
+ALiBi's one slope m matter? And can a head without positions ever answer
+"a man bites a dog: who bites?"
 
 Claim checked (lecture 000): without positions, attention cannot tell "a man
 bites a dog" from "a dog bites a man", so it answers both alike; with
@@ -18,7 +20,16 @@ import textwrap
 
 from lesson import Lesson
 
-from minipe import TinyModel, accuracy, train
+from minipe import (
+    Matrix,
+    TinyModel,
+    accuracy,
+    alibi_bias,
+    allclose,
+    scaled_dot_product_attention,
+    task_batch,
+    train,
+)
 from minipe.plot import LineChart
 
 KINDS = ("none", "learned", "sinusoidal", "rope", "alibi")
@@ -33,6 +44,51 @@ def sentence_ids(subject: str, verb: str, object_: str) -> list[int]:
     return [WORDS.index(word) for word in ("a", subject, verb, "a", object_, "who?")]
 
 
+def bag_best(i: int, kinds: int = 5) -> float:
+    """The best share a head without positions can get at position i: E[max count] / i.
+
+    Query i sees tokens 0..i as a bag and knows its own. The i tokens before
+    it were drawn alike, so the one at i - 1 is any of them with the same
+    chance: the best guess is the commonest kind among them. Summed over the
+    count vectors c of i tokens over `kinds` kinds, each with the chance
+    i! / (c_1! ... c_kinds!) / kinds**i.
+    """
+    total = 0.0
+    stack: list[tuple[int, ...]] = [()]
+    while stack:  # every count vector, one kind at a time
+        counts = stack.pop()
+        left = i - sum(counts)
+        if len(counts) == kinds - 1:
+            full = counts + (left,)
+            chance = math.factorial(i) / math.prod(map(math.factorial, full)) / kinds ** i
+            total += chance * max(full)
+            continue
+        stack.extend(counts + (c,) for c in range(left + 1))
+    return total / i
+
+
+def distance_weights(model: TinyModel, inputs: list[list[int]]) -> tuple[list[float], bool]:
+    """The head's mean weight on the key d = i - j back, over queries i = 1..n-1.
+
+    Recomputed from the model's tables as chapter 4 does (Q = X W_q, ...,
+    ALiBi's bias -m (i - j)); the second value says whether these weights
+    give the model's own logits.
+    """
+    n = len(inputs[0])
+    W = model.parameters()
+    slope = model.alibi_slopes[0] if model.alibi_slopes is not None else 0.0
+    totals, same = [0.0] * n, True
+    for ids in inputs:
+        X = Matrix([W["token_embedding"].rows[token_id] for token_id in ids])  # (n, d)
+        head = scaled_dot_product_attention(X @ W["W_q"], X @ W["W_k"], X @ W["W_v"],
+                                            causal=True, bias=alibi_bias(n, slope))
+        same = same and allclose(head.output @ W["W_out"], model.logits(ids))
+        for i in range(1, n):
+            for j in range(i + 1):
+                totals[i - j] += head.weights[i][j]
+    return [total / (len(inputs) * (n - 1)) for total in totals], same
+
+
 def answer(model: TinyModel, ids: list[int]) -> str:
     """The word with the top score at the last token, 'who?'."""
     scores = model.logits(ids)[len(ids) - 1].tolist()  # (vocab_size,)
@@ -45,13 +101,14 @@ if __name__ == "__main__":
     lesson.stage("Train five heads on previous-token: T = 8, 5 token kinds, d = 8")
 
     vocab_size, d_model, T = 5, 8, 8
-    steps, batch_size = 120, 4  # the lab's default is 300 x 8: a fifth of the work here
+    steps, batch_size = 100, 4  # the lab's default is 300 x 8: a sixth of the work here
     print(f"each head: {steps} steps of Adam, {batch_size} new random sequences a step;")
     print("the same seeds for all five: only the kind of position differs.")
     results = {}
     for kind in KINDS:
         model = TinyModel(vocab_size, d_model, T, positions=kind, seed=0)
-        results[kind] = train(model, "previous-token", steps=steps, batch_size=batch_size)
+        results[kind] = train(model, "previous-token", steps=steps, batch_size=batch_size,
+                              on_step=lesson.progress(kind, steps))
     chance = math.log(vocab_size)  # the loss of a uniform guess, -log(1/5)
     print(f"the loss of a uniform guess over 5 kinds: ln 5 = {chance:.4f}")
 
@@ -59,7 +116,7 @@ if __name__ == "__main__":
 if __name__ == "__main__":
     lesson.stage("The loss curves: the mean loss over 10 steps at a time")
 
-    ends = (10, 40, 80, 120)  # the means over steps 1-10, 31-40, 71-80, 111-120
+    ends = (10, 40, 70, 100)  # the means over steps 1-10, 31-40, 61-70, 91-100
     print("   kind       " + "".join(f"{f'{end - 9}-{end}':>10}" for end in ends))
     last_mean = {}
     for kind, result in results.items():
@@ -88,19 +145,98 @@ if __name__ == "__main__":
     print("On 64 new sequences (seed 1), the share of targets whose top score is")
     print("the previous token:")
     reason = ""  # the learned head's sentence, below
+    at_T, at_2T = {}, {}  # kind -> accuracy
     for kind in KINDS:
         model = results[kind].model
-        at_T = accuracy(model, "previous-token")
+        at_T[kind] = accuracy(model, "previous-token")
         try:
-            at_2T = f"{accuracy(model, 'previous-token', seq_len=2 * T):.1%}"
+            at_2T[kind] = accuracy(model, "previous-token", seq_len=2 * T)
+            shown = f"{at_2T[kind]:.1%}"
         except ValueError as error:  # a learned table has no row for position 8
-            at_2T = "cannot run:"
+            shown = "cannot run:"
             reason = str(error)
-        print(f"   {kind:10} at T = 8: {at_T:6.1%}   at 2T = 16: {at_2T}")
+        print(f"   {kind:10} at T = 8: {at_T[kind]:6.1%}   at 2T = 16: {shown}")
     print(textwrap.indent(textwrap.fill(reason, width=74), "      "))
     print("The learned table stops at its 8 rows. Sinusoids, RoPE and ALiBi give")
     print("a number for any position; how well the head does there is measured")
-    print("above, not promised.")
+    print(f"above, not promised: sinusoids go from {at_T['sinusoidal']:.1%} at T to "
+          f"{at_2T['sinusoidal']:.1%} at 2T (errata E11).")
+
+# %% Without positions, position by position
+if __name__ == "__main__":
+    lesson.stage("Without positions, position by position: the bag's best guess")
+
+    inputs, targets = task_batch("previous-token", vocab_size, T, 64, seed=1)  # accuracy's
+    hits = [0] * T  # right answers at each position
+    for ids, wanted in zip(inputs, targets):
+        scores = results["none"].model.logits(ids)  # (8, 5)
+        for pos in range(1, T):  # position 0 has no previous token
+            row = scores[pos].tolist()
+            hits[pos] += row.index(max(row)) == wanted[pos]
+    by_d, _ = distance_weights(results["none"].model, inputs)
+    equal = sum(1 / (i + 1) for i in range(1, T)) / (T - 1)  # the mean of 1/(i+1)
+    print("Query i sees tokens 0..i (the causal mask) and nothing says where each")
+    print("stands. With equal scores each gets 1/(i+1) of the weight (lesson 03).")
+    print(f"The trained head gives its own token {by_d[0]:.3f} on average, against "
+          f"{equal:.3f}")
+    print("with equal scores: by content it looks away from itself. But among the")
+    print("i tokens before it nothing marks the one at i - 1, so the best guess")
+    print("is the commonest kind among them: right E[max count]/i of the time (5")
+    print("kinds, each token drawn alike).")
+    print("   position i   none's accuracy   1/(i+1)   best from the bag")
+    for pos in range(1, T):
+        print(f"   {pos:10}   {hits[pos] / 64:6.1%} ({hits[pos]:2} of 64)"
+              f"   {1 / (pos + 1):7.4f}   {bag_best(pos):17.4f}")
+    bound_T = sum(bag_best(pos) for pos in range(1, T)) / (T - 1)
+    bound_2T = sum(bag_best(pos) for pos in range(1, 2 * T)) / (2 * T - 1)
+    print(f"The bag's best over positions 1-7: {bound_T:.1%}; over 1-15 (2T): "
+          f"{bound_2T:.1%}.")
+    below = at_T["none"] <= bound_T and at_2T["none"] <= bound_2T
+    print(f"none's {at_T['none']:.1%} at T and {at_2T['none']:.1%} at 2T, below both? "
+          f"{below}. The longer")  # True
+    print(f"the bag, the worse the guess. One sequence moves a position's share by "
+          f"{1 / 64:.1%},")
+    print("so a single row may sit a little above its bound by chance.")
+
+# %% ALiBi's slope
+if __name__ == "__main__":
+    lesson.stage("ALiBi's one slope m: how much weight leaks to earlier tokens")
+
+    default_m = results["alibi"].model.alibi_slopes  # (0.5,): the lab's one m
+    slope_results = {default_m[0] if default_m else 0.5: results["alibi"]}
+    for m in (2.0, 8.0):
+        model = TinyModel(vocab_size, d_model, T, positions="alibi", seed=0)
+        slope_results[m] = train(model.with_alibi_slopes((m,)), "previous-token",
+                                 steps=steps, batch_size=batch_size,
+                                 on_step=lesson.progress(f"alibi, m = {m:g}", steps))
+    print("ALiBi adds -m (i - j) to score(i, j): a key one step further back gets")
+    print("e^-m times the weight of a key with the same content score one step")
+    print("nearer. The keys two and more back hold the same kinds of token as the")
+    print("one back, so content cannot tell them apart: only e^-m does. And the")
+    print("query's own token, d = 0, is favoured e^m over the one back.")
+    print(f"Trained alike ({steps} steps x {batch_size}); weights averaged over queries 1-7")
+    print("of accuracy's 64 sequences, by how far back d the key is:")
+    print("      m     e^-m   at T = 8   at 2T = 16   d = 0 (own)   d = 1   d >= 2")
+    logits_agree = True
+    own, back, leak = {}, {}, {}  # m -> mean weight at d = 0, d = 1, d >= 2
+    for m, result in sorted(slope_results.items()):
+        by_d, same = distance_weights(result.model, inputs)
+        logits_agree = logits_agree and same
+        own[m], back[m], leak[m] = by_d[0], by_d[1], sum(by_d[2:])
+        if result is not results["alibi"]:  # stage 3 measured the lab's m = 1/2
+            at_T[f"alibi {m:g}"] = accuracy(result.model, "previous-token")
+            at_2T[f"alibi {m:g}"] = accuracy(result.model, "previous-token", seq_len=2 * T)
+        name = "alibi" if result is results["alibi"] else f"alibi {m:g}"
+        print(f"   {m:4g} {math.exp(-m):8.4f} {at_T[name]:10.1%} {at_2T[name]:12.1%} "
+              f"{own[m]:13.3f} {back[m]:7.3f} {leak[m]:8.3f}")
+    print(f"(these weights give each model's own scores? {logits_agree})")  # True
+    best = max(back, key=back.__getitem__)
+    print(f"m = 1/2: {leak[0.5]:.0%} of the weight leaks to d >= 2. m = 8: "
+          f"{leak[8.0]:.0%} leaks back,")
+    print(f"but the own token keeps {own[8.0]:.0%}. The most on d = 1: m = {best:g}, "
+          f"{back[best]:.0%}.")
+    print("One fixed m serves every distance; the ALiBi paper (Press et al.,")
+    print("2022) gives each head its own m, a geometric sequence.")
 
 # %% Who bites whom, without positions
 if __name__ == "__main__":
@@ -110,7 +246,8 @@ if __name__ == "__main__":
     dog_man = sentence_ids("dog", "bites", "man")  # [0, 2, 5, 0, 1, 8]
     print(f"IDs: {man_dog} and {dog_man}: the same bag, in another order")
     blind = TinyModel(len(WORDS), d_model, 6, positions="none", seed=0)
-    trained_blind = train(blind, "who-bites-whom", steps=60).model  # 60 steps x 8 sentences
+    trained_blind = train(blind, "who-bites-whom", steps=30,  # 30 steps x 8 sentences
+                          on_step=lesson.progress("no positions", 30)).model
     for name, model in (("untrained", blind), ("trained", trained_blind)):
         first = model.logits(man_dog)[5]  # the scores at 'who?', (vocab_size,)
         second = model.logits(dog_man)[5]
@@ -131,7 +268,8 @@ if __name__ == "__main__":
     lesson.stage("All 36 sentences: 12 ordered pairs of nouns x 3 verbs")
 
     sighted = train(TinyModel(len(WORDS), d_model, 6, positions="sinusoidal", seed=0),
-                    "who-bites-whom", steps=60).model
+                    "who-bites-whom", steps=30,
+                    on_step=lesson.progress("sinusoidal", 30)).model
     sentences = [(subject, verb, object_) for subject in NOUNS for object_ in NOUNS
                  for verb in VERBS if subject != object_]
     for kind, model in (("none", trained_blind), ("sinusoidal", sighted)):
@@ -145,4 +283,4 @@ if __name__ == "__main__":
     print("Mirror a sentence (swap its nouns) and the bag stays the same: without")
     print("positions the 36 sentences are 18 mirrored pairs, each answered alike,")
     print("so at most 18 of 36 can be right. With sinusoids added, trained the same")
-    print("60 steps x 8 sentences, the head can tell the two nouns' places apart.")
+    print("30 steps x 8 sentences, the head can tell the two nouns' places apart.")

@@ -70,9 +70,12 @@ def cosine_figure(cosines: Matrix, title: str) -> Heatmap:
 
 def scores_figure(scores: Matrix, head: str, table: str) -> Heatmap:
     """The position-only scores as a heatmap, query positions down, keys across."""
+    size = len(scores)
+    causal = tuple(tuple(j > i for j in range(size)) for i in range(size))  # key after query
     return Heatmap(scores, title=f"{head} head: scores from the positions alone",
-                   subtitle=f"(W_q {table}_i) . (W_k {table}_j) / sqrt(8); the mask keeps j <= i",
-                   x_name="key position j", y_name="query position i")
+                   subtitle=f"(W_q {table}_i) . (W_k {table}_j) / sqrt(8); the causal mask "
+                   "keeps j <= i: striped cells are masked",
+                   x_name="key position j", y_name="query position i", masked=causal)
 
 
 # %% Train two heads
@@ -82,9 +85,11 @@ if __name__ == "__main__":
 
     steps, batch_size = 200, 4  # the lab's default is 300 x 8; this is a third of the work
     untrained = TinyModel(5, D_MODEL, T, positions="learned", seed=0)
-    learned = train(untrained, "previous-token", steps=steps, batch_size=batch_size).model
+    learned = train(untrained, "previous-token", steps=steps, batch_size=batch_size,
+                    on_step=lesson.progress("learned", steps)).model
     sinusoidal = train(TinyModel(5, D_MODEL, T, positions="sinusoidal", seed=0),
-                       "previous-token", steps=steps, batch_size=batch_size).model
+                       "previous-token", steps=steps, batch_size=batch_size,
+                       on_step=lesson.progress("sinusoidal", steps)).model
     print(f"{steps} steps x {batch_size} sequences of T = 8 each, 5 token kinds, d = 8")
     for name, model in (("learned", learned), ("sinusoidal", sinusoidal)):
         print(f"   {name:10} accuracy at T = 8: {accuracy(model, 'previous-token'):.1%}")
@@ -149,8 +154,11 @@ if __name__ == "__main__":
     print(f"rows whose highest allowed score is at j = i - 1: {peaks}")
     print(f"rows where it is elsewhere: {missed}")
     print(f"the same rows before training: {one_back_peaks(fresh_scores)}")
-    print("The table is the formula's and never changes: what moved the peaks is")
-    print("W_q and W_k, which training did change.")
+    moved = [name for name in ("W_q", "W_k") if weights[name].tolist() != fresh[name].tolist()]
+    print(f"changed by training: {', '.join(moved)}")  # W_q, W_k
+    print("The table is the formula's and never changes (lesson 17: no gradient")
+    print("reaches it), and both score tables use the same PE: what moved the")
+    print("peaks is W_q and W_k.")
     if missed:
         print("The token embeddings add to every score too, so a row that peaks")
         print("elsewhere here can still be answered right: the accuracy above")

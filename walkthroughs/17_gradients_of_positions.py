@@ -44,7 +44,10 @@ if __name__ == "__main__":
     print("x = E[ids] + PE, so dloss/dx is also dloss/dPE: the gradient reaches")
     print("the place where the positions were added. But parameters() lists no")
     print("position table and the gradients have no entry for one: PE is the")
-    print("formula's output, not a parameter. Only E and the W's learn.")
+    print("formula's output, not a parameter. Only E and the W's learn. That sine")
+    print("and cosine are smooth and differentiable helps nothing here: pos is a")
+    print("whole number that picks a row, and no gradient reaches the table")
+    print("(errata E12).")
 
 # %% Learned: the gradient is the batch sum
 if __name__ == "__main__":
@@ -69,7 +72,8 @@ if __name__ == "__main__":
           f"{allclose(learned_pass.d_inputs[0], d_P)}")
     print("Broadcasting copies the table into every sequence on the way in, so")
     print("the way back adds up what every copy received: the sum, not the mean.")
-    print("(The mean is already in the loss: it averages over all 8 x 3 targets.)")
+    counted = sum(target != -100 for row in targets for target in row)  # 8 x 3 = 24
+    print(f"(The mean is already in the loss: it averages over all {counted} targets.)")
 
 # %% A check by nudging one number
 if __name__ == "__main__":
@@ -102,4 +106,5 @@ if __name__ == "__main__":
     print("No sequence of 4 tokens adds rows 4-7, so nothing flows back into")
     print("them. If training only ever shows 4 tokens, they never move from the")
     print("random numbers they were drawn with (Adam moves a number by a running")
-    print("mean of its gradient, and that stays 0). Lesson 07 meets the same wall.")
+    print("mean of its gradient, and that stays 0). Lesson 07's learned head, a")
+    print("table of 4 rows, cannot even run past position 3.")

@@ -28,7 +28,7 @@ import argparse
 import importlib.util
 import sys
 from pathlib import Path
-from typing import Protocol
+from typing import Callable, Protocol
 
 CLONE = str(Path(__file__).resolve().parent.parent)  # the directory that holds minipe/
 if importlib.util.find_spec("minipe") is None and CLONE not in sys.path:
@@ -102,6 +102,24 @@ class Lesson:
         self.svg_dir.mkdir(parents=True, exist_ok=True)
         path = write_svg(self.svg_dir / filename, figure.svg())
         print(f"   [figure written: {path}]")
+
+    def progress(self, label: str, steps: int) -> Callable[[int, float], None]:
+        """An on_step(step, loss) for minipe.train that shows `label: step k/steps` on stderr.
+
+        Only when stderr is a terminal: piped or redirected, the callback does
+        nothing, so a lesson's output stays the same byte for byte. The line
+        is redrawn in place (a carriage return) and wiped after the last step.
+        """
+        if not sys.stderr.isatty():
+            return lambda step, loss: None
+
+        def show(step: int, loss: float) -> None:
+            line = f"   {label}: step {step}/{steps}, loss {loss:.4f}"
+            end = "\r" + " " * len(line) + "\r" if step == steps else ""
+            sys.stderr.write("\r" + line + end)
+            sys.stderr.flush()
+
+        return show
 
     def pause(self, prompt: str = PROMPT) -> None:
         """Wait for Enter. Ctrl-D (end of input) stops the pauses and runs on."""

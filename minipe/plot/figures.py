@@ -24,7 +24,14 @@ from minipe.arrays import Matrix
 from minipe.pipeline import Trace
 from minipe.plot.colors import color_scale
 from minipe.plot.svg import checked_words, heatmap_svg, line_chart_svg
-from minipe.plot.table import MAX_SERIES, checked_marks, checked_series, checked_table
+from minipe.plot.table import (
+    MAX_SERIES,
+    checked_marks,
+    checked_mask,
+    checked_series,
+    checked_table,
+    unmasked,
+)
 from minipe.plot.terminal import heatmap_text, line_chart_text
 from minipe.positional import sinusoidal_denominators, sinusoidal_encoding
 
@@ -46,6 +53,7 @@ class Heatmap:
     column_pairs: bool = False  # columns (2i, 2i+1) are a (sin, cos) pair: sample them together
     palette: str | None = None  # "sequential", "diverging", or None: chosen by the signs
     color_range: tuple[float, float] | None = None  # the values at the scale's two ends
+    masked: tuple[tuple[bool, ...], ...] | None = None  # True: a cell the mask hides
 
     def __post_init__(self) -> None:
         """Check what the caller gave, and copy it: a list of rows becomes a Matrix."""
@@ -54,7 +62,10 @@ class Heatmap:
         rows = checked_table(self.table)  # (rows, columns): finite numbers only
         table = self.table if isinstance(self.table, Matrix) else Matrix(rows)  # immutable
         object.__setattr__(self, "table", table)
-        _, low, high = color_scale(rows, self.palette, self.color_range)  # checks both
+        masked = checked_mask(self.masked, table.shape)  # (rows, columns) of bools, or None
+        object.__setattr__(self, "masked", masked)
+        _, low, high = color_scale(unmasked(rows, masked), self.palette,
+                                   self.color_range)  # checks both
         if self.color_range is not None:
             object.__setattr__(self, "color_range", (low, high))
         for name, size in (("row_labels", table.shape[0]), ("col_labels", table.shape[1])):
@@ -71,14 +82,14 @@ class Heatmap:
                            x_name=self.x_name, y_name=self.y_name, row_labels=self.row_labels,
                            col_labels=self.col_labels, max_cells=max_cells,
                            column_pairs=self.column_pairs, palette=self.palette,
-                           color_range=self.color_range)
+                           color_range=self.color_range, masked=self.masked)
 
     def text(self, *, width: int = 80, color: bool = False) -> str:
         """The picture in characters, for print(); color=True for ANSI colours."""
         return heatmap_text(self.table, width=width, color=color, title=self.title,
                             row_labels=self.row_labels, x_name=self.x_name, y_name=self.y_name,
                             column_pairs=self.column_pairs, palette=self.palette,
-                            color_range=self.color_range)
+                            color_range=self.color_range, masked=self.masked)
 
 
 @dataclass(frozen=True, repr=False)
@@ -230,12 +241,15 @@ def attention_weights(trace: Trace, *,
     labels = tuple(f"{pos} {token}" for pos, token in enumerate(trace.tokens))
     d_model = trace.input_embeddings.shape[1]
     settings = f"d_model = {d_model}, positions = {trace.positions}" + \
-        (", causal: 0 above the diagonal" if trace.causal else "")
+        (")\ncausal: no token sees a later one; the striped cells are masked" if trace.causal
+         else ")")
+    n = len(labels)
+    masked = tuple(tuple(j > i for j in range(n)) for i in range(n)) if trace.causal else None
     return Heatmap(trace.attention.weights, title=f"Attention weights for {trace.text!r}",
                    subtitle=f"row i: how much token i attends to token j; each row sums to 1 "
-                   f"({settings})", x_name="key: token j", y_name="query: token i",
+                   f"({settings}", x_name="key: token j", y_name="query: token i",
                    row_labels=labels, col_labels=labels, palette="sequential",
-                   color_range=color_range)
+                   color_range=color_range, masked=masked)
 
 
 def _checked_list(values: object, name: str, what: str) -> tuple[int, ...]:

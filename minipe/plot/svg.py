@@ -31,18 +31,30 @@ from minipe.plot.colors import Palette, color, color_scale, fraction, is_dark
 from minipe.plot.table import (
     Table,
     checked_marks,
+    checked_mask,
     checked_series,
     checked_table,
     downsample,
     nice_step,
     nice_ticks,
     number_text,
+    unmasked,
 )
 
 WIDTH = 800
 LINE_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
                "#7f7f7f", "#bcbd22", "#17becf")
 DASHES = ("", "8 4", "2 3", "10 3 2 3")  # a second cue besides colour, for overlapping lines
+MARKERS = ("M0,-4 L4,0 L0,4 L-4,0 Z", "M-3.5,-3.5 H3.5 V3.5 H-3.5 Z", "M0,-4.5 L4,3 L-4,3 Z",
+           "M-4,-4 L4,4 M4,-4 L-4,4", "M-4,0 A4,4 0 1,0 4,0 A4,4 0 1,0 -4,0 Z",
+           "M0,4.5 L4,-3 L-4,-3 Z", "M-4.5,0 H4.5 M0,-4.5 V4.5")
+# a third cue: diamond, square, triangle, cross, circle, triangle down, plus; with 4 dashes,
+# no two of the first 28 lines share both
+MARKS_PER_LINE = 8  # markers along each line, staggered so two lines' never overlap
+HATCH = ('<defs><pattern id="masked" width="6" height="6" patternUnits="userSpaceOnUse" '
+         'patternTransform="rotate(45)"><rect width="6" height="6" fill="#f2f2f2"/>'
+         '<line x1="0" y1="0" x2="0" y2="6" stroke="#9a9a9a" stroke-width="1.5"/>'
+         '</pattern></defs>')  # grey stripes: a masked cell, which has no value
 FONT = 'font-family="sans-serif" font-size="12"'
 CHAR = 7.0  # about how wide one character of 12 px sans-serif is
 LABEL_LENGTH = 16  # longer row and column labels are cut, so the grid keeps its room
@@ -69,9 +81,13 @@ def _open(height: float, title: str, subtitles: Sequence[str]) -> list[str]:
 def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str = "row",
                 row_labels: Sequence[str] | None = None, col_labels: Sequence[str] | None = None,
                 subtitle: str = "", max_cells: int = 128, column_pairs: bool = False,
-                palette: str | None = None, color_range: tuple[float, float] | None = None
-                ) -> str:
+                palette: str | None = None, color_range: tuple[float, float] | None = None,
+                masked: Sequence[Sequence[bool]] | None = None) -> str:
     """The table as a grid of coloured cells, with axis labels and a colour bar.
+
+    `masked[i][j]` True draws cell (i, j) striped grey, with no number and
+    no colour, and adds "masked" to the legend: a causal head's scores above
+    the diagonal are never used. The colour scale covers the other cells.
 
     `palette` and `color_range` pick the colour scale (see colors.py): by
     default white to dark blue from 0 to the largest value if none is
@@ -93,11 +109,12 @@ def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str
     checked_size(max_cells, "max_cells")
     checked_words(title=title, x_name=x_name, y_name=y_name, subtitle=subtitle)
     n_rows, n_cols = len(rows), len(rows[0])
+    hidden = checked_mask(masked, (n_rows, n_cols))
     row_labels = _checked_labels(row_labels, n_rows, "row")
     col_labels = _checked_labels(col_labels, n_cols, "column")
     cells, row_indices, col_indices, note = downsample(rows, max_cells, max_cells,
                                                        column_pairs=column_pairs)
-    scale, low, high = color_scale(rows, palette, color_range)
+    scale, low, high = color_scale(unmasked(rows, hidden), palette, color_range)
     subtitles = [*subtitle.splitlines(), *([note] if note else [])]
     longest_label = max((len(label) for label in row_labels or ["0000"]), default=4)
     left = 36 + CHAR * longest_label
@@ -110,17 +127,24 @@ def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str
     height = top + plot_height + bottom
     lines = _open(height, title, subtitles)
 
+    def is_masked(r: int, c: int) -> bool:  # r, c: a kept row and column
+        return hidden is not None and hidden[row_indices[r]][col_indices[c]]
+
+    if hidden is not None:
+        lines.append(HATCH)
     lines.append('<g id="cells" shape-rendering="crispEdges">')
     hover = len(cells) * len(cells[0]) <= TITLED_CELLS
     for r, row in enumerate(cells):
         y = top + r * cell_height
         for c, value in enumerate(row):
             x = left + c * cell_width
-            fill = color(fraction(value, low, high), scale)
+            fill = "url(#masked)" if is_masked(r, c) else color(fraction(value, low, high),
+                                                                scale)
             shape = f'<rect x="{x:.2f}" y="{y:.2f}" width="{cell_width:.2f}" ' \
                     f'height="{cell_height:.2f}" fill="{fill}"'
+            shown = "masked" if is_masked(r, c) else f"{value:.4f}"
             if hover:  # the browser shows the value when the pointer rests on the cell
-                shape += f"><title>[{row_indices[r]}, {col_indices[c]}] {value:.4f}</title></rect>"
+                shape += f"><title>[{row_indices[r]}, {col_indices[c]}] {shown}</title></rect>"
             else:
                 shape += "/>"
             lines.append(shape)
@@ -129,6 +153,8 @@ def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str
         lines.append('<g id="values" text-anchor="middle">')
         for r, row in enumerate(cells):
             for c, value in enumerate(row):
+                if is_masked(r, c):
+                    continue  # a masked cell has no number to print
                 dark = is_dark(fraction(value, low, high), scale)
                 ink = ' fill="white"' if dark else ""  # dark cells, light ink
                 lines.append(text(left + (c + 0.5) * cell_width,
@@ -159,7 +185,13 @@ def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str
                       f'transform="rotate(-90 14 {top + plot_height / 2:.2f})"'))
     lines.append("</g>")
 
-    lines += _colour_bar(right + 24, top, min(plot_height, 300.0), scale, low, high)
+    bar_height = min(plot_height, 300.0)
+    lines += _colour_bar(right + 24, top, bar_height, scale, low, high)
+    if hidden is not None:  # the legend's entry for the striped cells
+        lines += ['<g id="masked-legend">',
+                  f'<rect x="{right + 24:.2f}" y="{top + bar_height + 16:.2f}" width="16" '
+                  f'height="16" fill="url(#masked)" stroke="#999"/>',
+                  text(right + 46, top + bar_height + 28, "masked"), "</g>"]
     lines.append("</svg>")
     return "\n".join(lines) + "\n"
 
@@ -202,6 +234,9 @@ def line_chart_svg(x: Sequence[float], series: Mapping[str, Sequence[float]], *,
     """Several lines over one x axis, with axes, round-number ticks and a legend below.
 
     `series` maps each line's name (its legend entry) to one y value per x.
+    Each line has its colour, its dash pattern and, when there are several,
+    its marker shape at MARKS_PER_LINE points, staggered from line to line:
+    a line drawn on top of another hides neither its markers nor the other's.
     Every line gets a dot at each x of `marks_at` (each must be one of x):
     e.g. a wave drawn through many points, with its integer positions marked.
 
@@ -266,5 +301,29 @@ def line_chart_svg(x: Sequence[float], series: Mapping[str, Sequence[float]], *,
         legend.append(f'<line x1="{left:.2f}" y1="{y - 4:.2f}" x2="{left + 30:.2f}" '
                       f'y2="{y - 4:.2f}" stroke-width="2" {stroke}/>')
         legend.append(text(left + 38, y, name))
+        if len(ys_by_name) > 1:  # markers tell apart lines that lie on one another
+            shape = _marker(number, LINE_COLORS[number])
+            spots = _marker_indices(len(xs), number, len(ys_by_name))
+            dots += [shape.format(x=to_x(xs[k]), y=to_y(ys[k])) for k in spots]
+            legend.append(shape.format(x=left + 15, y=y - 4))
     lines += ["</g>", *dots, "</g>", *legend, "</g>", "</svg>"]
     return "\n".join(lines) + "\n"
+
+
+def _marker(number: int, stroke: str) -> str:
+    """Line `number`'s marker as a template of x and y: a hollow shape of its colour."""
+    path = MARKERS[number % len(MARKERS)]
+    return (f'<path d="{path}" transform="translate({{x:.2f}} {{y:.2f}})" fill="white" '
+            f'stroke={quoteattr(stroke)} stroke-width="1.5"/>')
+
+
+def _marker_indices(points: int, number: int, lines: int) -> list[int]:
+    """Where line `number` of `lines` gets its markers: MARKS_PER_LINE points, shifted by
+    (number + 1) / (lines + 1) of the gap between two, so no two lines share one.
+
+    >>> _marker_indices(81, 0, 2), _marker_indices(81, 1, 2)
+    ([3, 13, 23, 33, 43, 53, 63, 73], [7, 17, 27, 37, 47, 57, 67, 77])
+    """
+    gap = (points - 1) / MARKS_PER_LINE
+    shift = (number + 1) / (lines + 1)
+    return sorted({round((m + shift) * gap) for m in range(MARKS_PER_LINE)})

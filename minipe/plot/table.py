@@ -45,6 +45,45 @@ def checked_table(table: object, what: str = "the table") -> Rows:
     return rows
 
 
+Mask = tuple[tuple[bool, ...], ...]  # masked[i][j] True: cell (i, j) is masked, not a value
+
+
+def checked_mask(masked: object, shape: tuple[int, int]) -> Mask | None:
+    """The cells a mask hides, as tuples of bools of the table's shape; None for no mask.
+
+    A causal head's query i cannot see key j > i: its scores there are never
+    used, so a figure draws those cells as masked, not as numbers.
+
+    >>> checked_mask([[False, True], [False, False]], (2, 2))
+    ((False, True), (False, False))
+    """
+    if masked is None:
+        return None
+    n_rows, n_cols = shape
+    if (isinstance(masked, (str, bytes)) or not isinstance(masked, Sequence)
+            or len(masked) != n_rows
+            or not all(isinstance(row, Sequence) and len(row) == n_cols for row in masked)):
+        raise ValueError(f"masked must be {n_rows} rows of {n_cols} bools, one per cell of "
+                         f"the table, e.g. [[j > i for j in range({n_cols})] for i in "
+                         f"range({n_rows})] for a causal mask")
+    if not all(isinstance(value, bool) for row in masked for value in row):
+        raise TypeError("masked must hold bools: True where a cell is masked")
+    return tuple(tuple(row) for row in masked)
+
+
+def unmasked(rows: Rows, masked: Mask | None) -> Rows:
+    """The values a colour scale must cover: every cell that is not masked (one row).
+
+    >>> unmasked(((1.0, 9.0), (2.0, 3.0)), ((False, True), (False, False)))
+    ((1.0, 2.0, 3.0),)
+    """
+    if masked is None:
+        return rows
+    values = tuple(value for row, hidden in zip(rows, masked)
+                   for value, off in zip(row, hidden) if not off)
+    return (values,) if values else rows  # all masked: any scale will do
+
+
 def sampling_stride(size: int, keep: int, width: int = 1) -> int:
     """The smallest k such that keeping every k-th item of `size` leaves at most `keep`.
 

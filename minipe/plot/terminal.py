@@ -25,14 +25,17 @@ from minipe.checks import checked_flag, checked_size
 from minipe.plot.colors import RESET, ansi_background, color_scale, fraction
 from minipe.plot.table import (
     Table,
+    checked_mask,
     checked_series,
     checked_table,
     downsample,
     nice_step,
     number_text,
+    unmasked,
 )
 
 SHADES = " ░▒▓█"  # bottom fifth of the colour scale ... top fifth
+MASKED = "╱"  # a masked cell: no value, so no shade
 MARKERS = "*o+x#@%&=~"  # one per series of a text line chart
 MIN_WIDTH = 24
 LABEL_WIDTH = 10  # row labels (tokens) are cut to this
@@ -51,8 +54,8 @@ def shade(t: float) -> str:
 def heatmap_text(table: Table, *, width: int = 80, height: int = 64, color: bool = False,
                  title: str = "", row_labels: Sequence[str] | None = None,
                  x_name: str = "column", y_name: str = "row", column_pairs: bool = False,
-                 palette: str | None = None, color_range: tuple[float, float] | None = None
-                 ) -> str:
+                 palette: str | None = None, color_range: tuple[float, float] | None = None,
+                 masked: Sequence[Sequence[bool]] | None = None) -> str:
     """The table as lines of at most `width` characters, one line per (kept) row.
 
     >>> print(heatmap_text([[0.0, 0.5, 1.0]], title="three values"))
@@ -62,28 +65,33 @@ def heatmap_text(table: Table, *, width: int = 80, height: int = 64, color: bool
     rows: row (0..0), top to bottom; columns: column (0..2), left to right
 
     With color=True the cells are ANSI backgrounds instead of shades.
-    `palette` and `color_range` pick the scale, as for heatmap_svg.
+    `palette`, `color_range` and `masked` work as for heatmap_svg: a masked
+    cell is drawn ╱ and the legend says so.
     """
     rows = checked_table(table)
     checked_size(width, "width", minimum=MIN_WIDTH)
     checked_size(height, "height", minimum=1)
     checked_flag(color, "color")
     n_rows, n_cols = len(rows), len(rows[0])
+    hidden = checked_mask(masked, (n_rows, n_cols))
     labels = _row_labels(row_labels, n_rows)
     label_width = max(len(label) for label in labels)
     room = width - label_width - 1  # characters left for the cells
     cell_width = max(1, min(4, room // n_cols))  # up to 4 characters a cell, if they fit
-    cells, row_indices, _, note = downsample(rows, height, room // cell_width,
-                                             column_pairs=column_pairs)
-    scale, low, high = color_scale(rows, palette, color_range)
+    cells, row_indices, col_indices, note = downsample(rows, height, room // cell_width,
+                                                       column_pairs=column_pairs)
+    scale, low, high = color_scale(unmasked(rows, hidden), palette, color_range)
     lines = _wrapped(title, width) + _wrapped(note, width)
     for index, row in zip(row_indices, cells):
+        off = [hidden is not None and hidden[index][j] for j in col_indices]
         fractions = [fraction(x, low, high) for x in row]
         if color:
-            line = "".join(ansi_background(t, scale) + " " * cell_width
-                           for t in fractions) + RESET
+            line = "".join((RESET + MASKED if masked_cell else ansi_background(t, scale) + " ")
+                           + (MASKED if masked_cell else " ") * (cell_width - 1)
+                           for t, masked_cell in zip(fractions, off)) + RESET
         else:
-            line = "".join(shade(t) * cell_width for t in fractions)
+            line = "".join((MASKED if masked_cell else shade(t)) * cell_width
+                           for t, masked_cell in zip(fractions, off))
         lines.append(f"{labels[index]:<{label_width}} {line}")
     bottom, top = f"{low:.4g}", f"{high:.4g}"
     if color:
@@ -93,6 +101,8 @@ def heatmap_text(table: Table, *, width: int = 80, height: int = 64, color: bool
                   f"blue = {bottom}, white = {(low + high) / 2:.4g}, red = {top}")
     else:
         legend = f"legend: ' ' = {bottom}  ░ ▒ ▓  █ = {top}; 5 equal steps"
+    if hidden is not None:
+        legend += f"; {MASKED} = masked"
     lines += _wrapped(legend, width)
     lines += _wrapped(f"rows: {y_name} (0..{n_rows - 1}), top to bottom; "
                       f"columns: {x_name} (0..{n_cols - 1}), left to right", width)
