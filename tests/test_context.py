@@ -197,7 +197,7 @@ def test_apply_rotary_refuses_frequencies_that_do_not_fit() -> None:
 
 
 @pytest.mark.parametrize("arguments, sentence", [
-    ({"d": 7}, r"even width d, got d=7"),
+    ({"d": 7}, r"even d, got d=7"),
     ({"d": 128, "method": "pi"}, r"'default', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3'"),
     ({"d": 128, "method": "linear", "factor": 0.5}, r"finite number >= 1, got 0.5"),
     ({"d": 128, "factor": 4.0}, r"method='default' is plain RoPE and has no factor"),

@@ -170,7 +170,7 @@ def test_the_input_is_left_as_it_was() -> None:
 
 @pytest.mark.parametrize("call, error, words", [
     (lambda: apply_rotary(Matrix([[1, 2, 3]])), ValueError,
-     "RoPE needs an even width d, got d=3"),
+     "RoPE needs an even d, got d=3"),
     (lambda: apply_rotary(Matrix([[1, 2]]), layout="neox"), ValueError,
      r"layout must be 'interleaved' .* or 'half' .*; got 'neox'"),
     (lambda: apply_rotary(Matrix([[1, 2]]), start=-1), ValueError, "start must be >= 0, got -1"),
