@@ -24,9 +24,12 @@ changes theta_i so that a text `factor` times longer stays near what was seen:
               ramp="rounded"  (the default: Hugging Face's code) the pair indices where
                               r = beta_fast and r = beta_slow, rounded down and up to
                               whole pairs, and a ramp linear in the pair index i between.
-              r falls by the same factor base**(2/d) from one pair to the next, so a
-              ramp linear in i is not linear in r, and the rounding widens it: a pair
-              just inside the paper's ramp can sit outside the rounded one, kept.
+              Both keep the pairs with r >= beta_fast and divide those with
+              r <= beta_slow, but for pair 0: the rounded ramp starts at pair 0 at the
+              earliest, so it keeps pair 0 whole whatever L; the paper's blends it once
+              it turns fewer than beta_fast times (L < 2 pi beta_fast: 201 positions
+              for 32; lesson 18). Between, they blend differently: r falls by
+              base**(2/d) from one pair to the next, so linear in i is not linear in r.
               Both multiply q and k by 0.1 * ln(factor) + 1 (the scores by its square)
     llama3    by wavelength (Llama 3.1): shorter than L / high_freq_factor kept,
               longer than L / low_freq_factor divided by factor, smoothed between
@@ -241,9 +244,15 @@ def _check_range(stretch: _Stretch) -> None:
     if smallest < math.log(sys.float_info.min) or largest > math.log(sys.float_info.max):
         raise ValueError(f"with base={stretch.base:g}, factor={factor:g} and d={d} "
                          f"(method={stretch.method!r}), theta_i would run from "
-                         f"1e{largest / math.log(10):.0f} down to 1e{smallest / math.log(10):.0f}"
-                         f": past what a float holds (about 2.2e-308 to 1.8e308). RoPE uses "
+                         f"{_power_of_ten(largest)} down to {_power_of_ten(smallest)}: past what a float holds (about 2.2e-308 to 1.8e308). RoPE uses "
                          f"bases near 10000 and factors up to a few dozen")
+
+
+def _power_of_ten(log_value: float) -> str:
+    """e**log_value written as a power of ten: 1e-310, or 0 and inf past every float."""
+    if math.isinf(log_value):
+        return "inf" if log_value > 0 else "0"
+    return f"1e{log_value / math.log(10):.0f}"
 
 
 def _frequencies(stretch: _Stretch) -> tuple[Vector, float]:

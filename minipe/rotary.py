@@ -204,7 +204,9 @@ def _checked_base_for(d: int, base: object) -> float:
 
 
 def _too_far(what: str, pos: int) -> ValueError:
-    return ValueError(f"{what} = {pos} is past 2**53 = {MAX_POSITION:,}: a float holds "
+    digits = str(pos)
+    shown = digits if len(digits) <= 24 else f"{digits[:4]}... ({len(digits)} digits)"
+    return ValueError(f"{what} = {shown} is past 2**53 = {MAX_POSITION:,}: a float holds "
                       f"every whole number only up to there, so neighbouring positions would "
                       f"share one angle pos * theta_i; positions must be < 2**53")
 
