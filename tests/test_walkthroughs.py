@@ -76,6 +76,7 @@ def _llama3_counts() -> tuple[int, int, int]:
 
 
 NTK_THETA_63 = (10000 * 4 ** (128 / 126)) ** (-126 / 128)  # base' = base * 4**(d/(d-2))
+YARN_GAMMA_0 = (8 / (2 * math.pi) - 1) / (32 - 1)  # lesson 18's pair 0 on the paper's ramp
 YARN_SCALE = 0.1 * math.log(16) + 1  # YaRN's sqrt(1/t) for factor 16
 DISTANCES = [0, 1, 5, 10, 20, 50, 100, 200, 500, 1000, 2000]
 
@@ -287,10 +288,16 @@ KEY_NUMBERS: dict[str, list[str]] = {
     "18_train_short_test_long.py": [
         # d = 8, L = T = 8, factor 4; turns in 8 = 8 theta_i / (2 pi), theta_i = 10000**(-i/4)
         # PI: every ratio 1/4. NTK: base' = 10000 * 4**(8/6), ratio 4**(-i/3): 1, 0.63, 0.397, 1/4
-        # YaRN: only pair 0 turns more than once (8 / 2 pi = 1.27): pair 0 kept, the rest / 4
+        # YaRN: only pair 0 turns more than once (8 / 2 pi = 1.27): Hugging Face's ramp keeps
+        # it (the ramp starts at pair 0); the paper's blends it, gamma = (1.27 - 1) / 31
         *(f"   {i:4} {10000 ** (-i / 4):12.4f} {8 * 10000 ** (-i / 4) / (2 * math.pi):11.3f}  "
-          f"{0.25:8.4f}{4 ** (-i / 3):8.4f}{1.0 if i == 0 else 0.25:8.4f}" for i in range(4)),
-        f"multiplies q and k by {0.1 * math.log(4) + 1:.4f}",  # YaRN: 0.1 ln 4 + 1
+          f"{0.25:8.4f}{4 ** (-i / 3):8.4f}{1.0 if i == 0 else 0.25:8.4f}"
+          f"{(1 - YARN_GAMMA_0) / 4 + YARN_GAMMA_0 if i == 0 else 0.25:8.4f}" for i in range(4)),
+        f"Pair 0 turns r = {8 / (2 * math.pi):.3f} times",
+        f"gamma = (r - 1) / 31 = {YARN_GAMMA_0:.4f}, so nearly divided (ratio "
+        f"{(1 - YARN_GAMMA_0) / 4 + YARN_GAMMA_0:.4f})",
+        "it keeps pair 0 whole (ratio 1.0000)",
+        f"q and k by {0.1 * math.log(4) + 1:.4f}.",  # YaRN: 0.1 ln 4 + 1, both ramps
         f"1/8 = {1 / 8:.1%}",  # a guess among 8 token kinds
         f"2 pi = {2 * math.pi:.2f} positions",  # pair 0's wavelength, theta_0 = 1
         # where pair 0 is back at the angle of r = 2: 2 + 2 pi k
@@ -467,6 +474,21 @@ def test_lesson_18_reports_what_carries_past_t() -> None:
     assert abs(peak - 8) <= 1, peak
     tuned = [_percent(line, "-> ") for line in lines if "at positions 8..31:" in line]
     assert len(tuned) == 2 and tuned[0] >= 0.90 and tuned[1] <= 0.35, tuned
+    # YaRN's paper ramp at 4T: "about as much harm as PI" (within 5 points of PI, all
+    # targets and past T) and far below Hugging Face's ramp, which it printed beside
+    ramps = next(line for line in lines if line.strip().startswith("paper's ramp"))
+    paper_all, paper_past, rounded_all, rounded_past = [
+        float(part.split("%")[0]) / 100 for part in
+        ramps.replace("(", " ").replace(")", " ").split() if part.endswith("%")]
+    pi_all, pi_past = tables["previous-token"]["PI"][2:]
+    assert abs(paper_all - pi_all) <= 0.05 and abs(paper_past - pi_past) <= 0.05, ramps
+    assert [rounded_all, rounded_past] == tables["previous-token"]["YaRN"][2:]
+    assert rounded_past - paper_past >= 0.5, ramps
+    assert f"fell with it ({paper_past:.1%})" in "\n".join(lines)
+    # the figure's NTK curve is within the printed gap of as is: a small one
+    gap = float(next(line for line in lines if "NTK scores differ from as is" in line)
+                .split("at most ")[1].split()[0])
+    assert gap < 1.0, gap
 
 
 def test_lesson_07_both_heads_learn_on_4_tokens() -> None:
