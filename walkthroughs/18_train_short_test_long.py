@@ -241,12 +241,12 @@ if __name__ == "__main__":
     print(f"As is, RoPE's offsets carried previous-token past T ({previous:.1%} right at")
     print(f"positions 8..31) but not copy-back ({copy:.1%}): what carries over is the")
     print("score of each offset, and offsets the head never saw can score high.")
-    paper = accuracies["previous-token", "yarn paper", 4 * T]
+    paper_past = accuracies["previous-token", "yarn paper", 4 * T]
     print(f"PI, with no further training, did worst of the four (at most {pi:.1%}): it")
     print("slows pair 0 too, so the offsets 1 and 2 the head learned turn pair 0 by a")
     print("quarter of the angle at 4T. NTK and YaRN with Hugging Face's ramp keep pair 0")
     print("as it was, and so its repeats; YaRN with the paper's ramp slows pair 0 almost")
-    print(f"as PI does, and previous-token fell with it ({paper:.1%}).")
+    print(f"as PI does, and previous-token fell with it ({paper_past:.1%}).")
     print("These methods were made for models with d = 128 and thousands of positions,")
     print("where the slow pairs never turned once in training. PI and YaRN were shown")
     print("with a short fine-tune at the longer length; NTK-aware scaling was first")
