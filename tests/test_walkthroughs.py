@@ -52,14 +52,6 @@ def _rope_score(q: list[float], k: list[float], offset: int) -> float:
 ROPE_Q, ROPE_K = [1.0, 2.0, 3.0, 4.0], [0.5, -1.0, 2.0, 1.0]  # lesson 11's q and k
 
 
-def _pair_row(i: int, theta: float, default: float, L: int) -> str:
-    """Lesson 14's row for pair i: theta_i, wavelength 2 pi / theta_i, turns L / wavelength,
-    theta_i / default theta_i."""
-    wavelength = 2 * math.pi / theta
-    turns = L / wavelength
-    return f"   {i:4} {theta:10.6f} {wavelength:12.1f} {turns:12.3f} {theta / default:10.4f}"
-
-
 def _roformer_bound(r: int, d: int = 128, base: float = 10000.0) -> float:
     """RoFormer 3.4.3: (1/(d/2)) sum_{j=1}^{d/2} |sum_{k<j} e^{i r theta_k}|, in complex numbers."""
     turns = [cmath.exp(1j * r * base ** (-2 * k / d)) for k in range(d // 2)]
@@ -73,6 +65,31 @@ def _llama3_counts() -> tuple[int, int, int]:
     kept = sum(1 for w in wavelengths if w < 8192 / 4)
     divided = sum(1 for w in wavelengths if w > 8192 / 1)
     return kept, 64 - kept - divided, divided
+
+
+def _side_row(i: int, default: float, theta: float, L: int, s: float) -> str:
+    """Lesson 14's pair i beside its default: wavelength and turns inside L as trained;
+    wavelength and turns inside s L stretched; and theta / default."""
+    wavelength, default_wavelength = 2 * math.pi / theta, 2 * math.pi / default
+    return (f"   {i:4} {default_wavelength:11.1f} {L / default_wavelength:12.3f}    "
+            f"{wavelength:11.1f} {s * L / wavelength:12.3f} {theta / default:8.4f}")
+
+
+def _yarn_row(i: int) -> str:
+    """Lesson 14's YaRN row (d = 128, L = 4096, factor 16): the default wavelength, the
+    turns r inside L, and the ratio with each ramp, worked from each rule."""
+    theta = 10000 ** (-2 * i / 128)
+    r = 4096 * theta / (2 * math.pi)
+    ramp = min(max((i - 20) / (46 - 20), 0.0), 1.0)  # Hugging Face: linear in i
+    gamma = min(max((r - 1) / 31, 0.0), 1.0)  # the paper: linear in r
+    return (f"   {i:4} {2 * math.pi / theta:11.1f} {r:11.3f} "
+            f"{ramp / 16 + (1 - ramp):14.4f} {(1 - gamma) / 16 + gamma:14.4f}")
+
+
+def _llama3_ratio(i: int) -> float:
+    """Llama 3.1's ratio for a smoothed pair: (1 - smooth) / 8 + smooth."""
+    smooth = (8192 / (2 * math.pi * 500000.0 ** (2 * i / 128)) - 1) / (4 - 1)
+    return (1 - smooth) / 8 + smooth
 
 
 NTK_THETA_63 = (10000 * 4 ** (128 / 126)) ** (-126 / 128)  # base' = base * 4**(d/(d-2))
@@ -233,15 +250,27 @@ KEY_NUMBERS: dict[str, list[str]] = {
         f"2047 * theta_63 = {2047 * 10000 ** (-126 / 128):.4f} rad",  # 0.2364, the issue's
         "equals q at position 1500, plain? True",  # 6000 / 4 = 1500
         f"base' = 10000 * 4^(128/126) = {10000 * 4 ** (128 / 126):,.2f}",  # 40,889.94
-        _pair_row(0, 1.0, 1.0, 2048),  # NTK: the fastest pair unchanged
-        _pair_row(63, NTK_THETA_63, 10000 ** (-126 / 128), 2048),  # the slowest / 4
-        # dynamic at seq_len 8192: base * (4 * 8192 / 2048 - 3)**(d/(d-2)): the slowest / 13
-        f"reading  8192 tokens: pair 63 ratio {1 / 13:.4f}",
-        # YaRN d = 128, L = 4096, factor 16: floor 20.94 = 20, ceil 45.03 = 46, ramp between
-        "Pairs 0..20 made 32 turns",
-        _pair_row(20, 10000 ** (-40 / 128), 10000 ** (-40 / 128), 4096),  # kept
-        _pair_row(33, 10000 ** (-66 / 128) * (0.5 + 0.5 / 16), 10000 ** (-66 / 128), 4096),
-        _pair_row(46, 10000 ** (-92 / 128) / 16, 10000 ** (-92 / 128), 4096),  # divided
+        # NTK beside the default: pair 0 unchanged, pair 63 / 4 turns in 4L as it did in L
+        _side_row(0, 1.0, 1.0, 2048, 4),
+        _side_row(63, 10000 ** (-126 / 128), NTK_THETA_63, 2048, 4),
+        # dynamic at seq_len 8192: base * g**(d/(d-2)), g = 4 * 8192 / 2048 - 3 = 13: the
+        # slowest theta is base**(-126/128) * g**(-1), 1/13 of the default
+        f"g = 4*8192/2048 - 3 = 13, 1/g = {1 / 13:.4f}; pair 63 ratio {1 / 13:.4f}",
+        f"g = 4*4096/2048 - 3 =  5, 1/g = {1 / 5:.4f}; pair 63 ratio {1 / 5:.4f}",
+        # YaRN d = 128, L = 4096, factor 16: floor 20.94 = 20, ceil 45.03 = 46; Hugging
+        # Face's ramp is linear in i between, the paper's gamma(r) in the turns r
+        *(_yarn_row(i) for i in (0, 20, 21, 25, 33, 40, 45, 46, 63)),
+        "rounded ramp: keeps 0..20, blends 21..45, divides 46..63",
+        "paper's ramp: keeps 0..20, blends 21..45, divides 46..63",
+        "The same pairs kept and divided by both? True",
+        f"(r = 32 at i = {128 * math.log(4096 / (64 * math.pi)) / (2 * math.log(1e4)):.2f},",
+        f"(r = 1 at i = {128 * math.log(4096 / (2 * math.pi)) / (2 * math.log(1e4)):.2f},",
+        f"r falls {10000 ** (2 / 128):.4f} times",  # theta_(i+1) / theta_i = base**(-2/d)
+        _side_row(20, 10000 ** (-40 / 128), 10000 ** (-40 / 128), 4096, 16),  # kept
+        _side_row(46, 10000 ** (-92 / 128), 10000 ** (-92 / 128) / 16, 4096, 16),  # divided
+        # Llama 3.1 beside the default (base 500000, L = 8192): pair 29, smoothed with
+        # smooth = (L / wavelength - 1) / 3 between divided (1/8) and kept (1)
+        _side_row(29, 500000 ** (-58 / 128), 500000 ** (-58 / 128) * _llama3_ratio(29), 8192, 8),
         f"multiplied by {YARN_SCALE:.4f} (0.1 ln 16 + 1)",  # 1.2773
         f"by {YARN_SCALE ** 2:.4f}:",
         # Llama 3.1: 29 kept, 6 smoothed, 29 divided
