@@ -88,7 +88,7 @@ def _yarn_row(i: int) -> str:
 
 def _llama3_ratio(i: int) -> float:
     """Llama 3.1's ratio for a smoothed pair: (1 - smooth) / 8 + smooth."""
-    smooth = (8192 / (2 * math.pi * 500000.0 ** (2 * i / 128)) - 1) / (4 - 1)
+    smooth = (8192 / (2 * math.pi * math.pow(500000, 2 * i / 128)) - 1) / (4 - 1)
     return (1 - smooth) / 8 + smooth
 
 
