@@ -145,8 +145,8 @@ def apply_rotary(
     start=100. `positions` gives each row its own position instead (a padded
     or packed batch: chapter 8's position_ids). `frequencies` replaces the
     theta_i (one per pair), e.g. with the stretched ones of `rope_frequencies`
-    (minipe/context.py). Nothing here builds a table of positions: position
-    10**15 costs what position 1 costs.
+    (minipe/context.py). Positions need no table: each row's angles come from
+    its own position alone, so a row at position 10**15 is turned like any other.
     """
     if not isinstance(x, Matrix):
         raise TypeError(f"x must be a Matrix, one row per position (queries or keys), "

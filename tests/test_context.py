@@ -164,6 +164,15 @@ def test_both_ramps_keep_and_divide_the_same_pairs_but_blend_differently() -> No
     assert math.isclose(rounded[33].ratio, 0.5 / 16 + 0.5, rel_tol=1e-12)
 
 
+def test_the_turns_fall_by_base_to_the_2_over_d_from_pair_to_pair() -> None:
+    # r_i = L base**(-2i/d) / (2 pi): r_i / r_(i+1) = base**(2/d), 1.1548 at d = 128
+    rows = frequency_table(128, original_context_length=4096)
+    for i in range(63):
+        assert math.isclose(rows[i].turns / rows[i + 1].turns, 10000 ** (2 / 128),
+                            rel_tol=1e-12)
+    assert round(10000 ** (2 / 128), 4) == 1.1548
+
+
 @pytest.mark.parametrize("L", [8, 100, 200])
 def test_the_rounded_ramp_keeps_pair_0_whatever_l(L: int) -> None:
     # pair 0 (theta_0 = 1) turns L / (2 pi) times: under beta_fast = 32 for L < 201.06

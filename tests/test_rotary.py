@@ -191,6 +191,11 @@ def test_a_position_near_2_to_the_53_costs_what_position_1_costs() -> None:
                     abs_tol=1e-12)
 
 
+def test_past_2_to_the_53_two_positions_share_one_float() -> None:
+    # why MAX_POSITION: 2**53 + 1 is not a float, so it rounds to 2**53 (and so its angle)
+    assert float(2**53 + 1) == float(2**53) and float(2**53 - 1) != float(2**53)
+
+
 def test_a_huge_theta_is_used_while_its_angle_is_a_float() -> None:
     x = Matrix([[1.0, 0.0], [1.0, 0.0]])
     # positions 0 and 1: angles 0 and 1e308, both floats

@@ -190,7 +190,7 @@ if __name__ == "__main__":
     higher = all(b > a for a, b in zip(list(small)[1:], list(large)[1:]))
     print(f"base 500000 above base 10000 at every r > 0 shown? {higher}")
     print("The bound falls with r, not steadily (see 1000 -> 2000 at both bases),")
-    print("and a larger base makes it fall more slowly: the slow pairs turn less.")
+    print("and the larger base, whose pairs turn slower, stays above at each r > 0 shown.")
     print("It is an upper bound on |q . k|, not the score a trained model makes.")
     print("Barbero et al. (2024, 'Round and Round We Go!') argue that this decay is")
     print("not why RoPE works: in a trained model (Gemma 7B) they find the fastest")

@@ -186,7 +186,7 @@ if __name__ == "__main__":
     print("All of them past 7: in training the repeats never stood next to the")
     print("right key, so nothing taught the head to score them lower. Where the")
     print("peak stands only a little above them, the tokens' own part of the score")
-    print("decides which key wins.")
+    print("can decide which key wins.")
     pi_peak = max(distances, key=lambda r: by_method["copy-back"]["linear"][r])
     print(f"With PI (factor 4) copy-back's scores peak at r = {pi_peak} instead: the head")
     print("learned angles, and PI makes each distance turn a quarter as far.")
