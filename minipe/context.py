@@ -66,11 +66,11 @@ import cmath
 import math
 import sys
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Sequence
 
 from minipe.arrays import Vector
 from minipe.checks import checked_base, checked_number, checked_size
-from minipe.rotary import MAX_POSITION, checked_rotary_width, rotary_thetas
+from minipe.rotary import checked_position, checked_rotary_width, rotary_thetas
 
 METHODS = ("default", "linear", "ntk", "dynamic", "yarn", "llama3")
 RAMPS = ("rounded", "paper")  # YaRN's ramp: Hugging Face's (linear in i), the paper's (in r)
@@ -106,13 +106,8 @@ def rope_frequencies(
     low_freq_factor 1, high_freq_factor 4); one the method does not read is
     refused rather than ignored.
     """
-    given = {"factor": factor != 1.0, "original_context_length": original_context_length,
-             "seq_len": seq_len, "beta_fast": beta_fast, "beta_slow": beta_slow,
-             "low_freq_factor": low_freq_factor, "high_freq_factor": high_freq_factor,
-             "ramp": ramp}
-    stretch = _checked(d, base, method, factor, original_context_length, seq_len, beta_fast,
-                       beta_slow, low_freq_factor, high_freq_factor, ramp, given)
-    return _frequencies(stretch)
+    return _frequencies(_checked(d, base, method, factor, original_context_length, seq_len,
+                                 beta_fast, beta_slow, low_freq_factor, high_freq_factor, ramp))
 
 
 @dataclass(frozen=True)
@@ -134,7 +129,7 @@ class _Stretch:
 
 def _checked(d: object, base: object, method: object, factor: object, L: object,
              seq_len: object, beta_fast: object, beta_slow: object, low: object, high: object,
-             ramp: object, given: Mapping[str, object]) -> _Stretch:
+             ramp: object) -> _Stretch:
     """The door: each argument once, with a sentence that says what it is for."""
     d = checked_rotary_width(d)
     pairs = d // 2
@@ -148,8 +143,11 @@ def _checked(d: object, base: object, method: object, factor: object, L: object,
         raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))} (the chapter's "
                          f"docstring explains each), got {method!r}")
     assert isinstance(method, str)
+    given = {"factor": factor != 1.0 or None, "original_context_length": L,
+             "seq_len": seq_len, "beta_fast": beta_fast, "beta_slow": beta_slow,
+             "low_freq_factor": low, "high_freq_factor": high, "ramp": ramp}
     unused = [name for name, value in given.items()
-              if value is not None and value is not False and name not in USES[method]]
+              if value is not None and name not in USES[method]]
     if method == "default" and "factor" in unused:
         raise ValueError(f"method='default' is plain RoPE and has no factor (got factor="
                          f"{factor}); to stretch the context pick 'linear', 'ntk', "
@@ -173,13 +171,13 @@ def _checked(d: object, base: object, method: object, factor: object, L: object,
         if L is None:
             raise ValueError(f"method={method!r} needs original_context_length, the length L "
                              f"the model was trained on: it decides from L which pairs change")
-        L = _checked_length(L, "original_context_length")
+        L = checked_position(L, "original_context_length", 1)
     if method == "dynamic":
         if seq_len is None:
             raise ValueError("method='dynamic' needs seq_len, the length of the text being "
                              "read now: its base grows once seq_len passes "
                              "original_context_length")
-        seq_len = _checked_length(seq_len, "seq_len")
+        seq_len = checked_position(seq_len, "seq_len", 1)
     fast, slow = _checked_pair(beta_slow, beta_fast, ("beta_slow", "beta_fast"), (1.0, 32.0),
                                "YaRN keeps pairs that turn more than beta_fast times inside L "
                                "and divides those that turn fewer than beta_slow times")
@@ -199,15 +197,6 @@ def _checked(d: object, base: object, method: object, factor: object, L: object,
                        ramp)
     _check_range(stretch)
     return stretch
-
-
-def _checked_length(value: object, name: str) -> int:
-    """A length in positions: an int from 1 up to 2**53 (chapter 5's MAX_POSITION)."""
-    length = checked_size(value, name)
-    if length > MAX_POSITION:
-        raise ValueError(f"{name} = {length} is past 2**53 = {MAX_POSITION:,}: a float holds "
-                         f"every whole number only up to there, so positions must stay below")
-    return length
 
 
 def _checked_pair(low: object, high: object, names: tuple[str, str],
@@ -351,14 +340,10 @@ def frequency_table(
     if original_context_length is None:
         raise ValueError("frequency_table counts each pair's turns inside the original "
                          "context, so it needs original_context_length (L)")
-    L = _checked_length(original_context_length, "original_context_length")
-    reads_L = "original_context_length" in USES.get(method, ())
-    given = {"factor": factor != 1.0, "original_context_length": L if reads_L else None,
-             "seq_len": seq_len, "beta_fast": beta_fast, "beta_slow": beta_slow,
-             "low_freq_factor": low_freq_factor, "high_freq_factor": high_freq_factor,
-             "ramp": ramp}
+    L = checked_position(original_context_length, "original_context_length", 1)
+    reads_L = "original_context_length" in USES.get(method, ())  # else: only for the table
     stretch = _checked(d, base, method, factor, L if reads_L else None, seq_len, beta_fast,
-                       beta_slow, low_freq_factor, high_freq_factor, ramp, given)
+                       beta_slow, low_freq_factor, high_freq_factor, ramp)
     thetas, _ = _frequencies(stretch)
     rows = []
     for i, (theta, default) in enumerate(zip(thetas, rotary_thetas(d, base))):
@@ -384,17 +369,17 @@ def decay_bound(distances: Sequence[int], d: int, *, base: float = 10000.0) -> V
 
     It shrinks, with ripples, as r grows: an upper bound, not the score.
     """
-    stretch = _checked(d, base, "default", 1.0, None, None, None, None, None, None, None, {})
+    stretch = _checked(d, base, "default", 1.0, None, None, None, None, None, None, None)
     thetas = rotary_thetas(stretch.d, stretch.base)  # chapter 5: theta_k = base**(-2k/d)
     if isinstance(distances, (str, bytes)) or not isinstance(distances, Sequence) \
             or not distances:
         raise TypeError("distances must be a non-empty list of distances r = n - m (ints)")
     for r in distances:
-        checked_size(r, "each distance r", minimum=0)
+        checked_position(r, "each distance r")
     farthest = max(distances)
-    if farthest >= MAX_POSITION or farthest * max(thetas) == math.inf:
-        raise ValueError(f"distance r = {farthest} is too far: r must stay below 2**53 = "
-                         f"{MAX_POSITION:,}, and r * theta_k below the largest float")
+    if farthest * max(thetas) == math.inf:
+        raise ValueError(f"distance r = {farthest} times theta_0 = {max(thetas):g} is past the "
+                         f"largest float: r * theta_k must stay below about 1.8e308")
     bounds = []
     for r in distances:
         S_j = 0j

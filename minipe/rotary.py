@@ -79,6 +79,20 @@ at a time, one angle theta_i per pair, so an odd one would have no partner
     return d
 
 
+def checked_position(pos: object, name: str, minimum: int = 0) -> int:
+    """pos, if it is an int from `minimum` up to 2**53 - 1: past 2**53 a float no longer
+    holds every whole number, so two neighbouring positions would share one angle."""
+    checked_size(pos, name, minimum)
+    assert isinstance(pos, int)  # checked_size made sure
+    if pos >= MAX_POSITION:
+        digits = str(pos)
+        shown = digits if len(digits) <= 24 else f"{digits[:4]}... ({len(digits)} digits)"
+        raise ValueError(f"{name} = {shown} is past 2**53 = {MAX_POSITION:,}: a float holds "
+                         f"every whole number only up to there, so neighbouring positions "
+                         f"would share one angle pos * theta_i; it must be < 2**53")
+    return pos
+
+
 def rotary_thetas(d: int, base: float = 10000.0) -> Vector:
     """theta_i = base**(-2i / d) for the pairs i = 0 .. d/2 - 1: each pair's angle per position.
 
@@ -171,7 +185,7 @@ def _checked_positions(start: int, positions: Sequence[int] | None, rows: int) -
     if positions is None:
         last = start + rows - 1
         if last >= MAX_POSITION:
-            raise _too_far("start + (rows - 1)", last)
+            checked_position(last, "start + (rows - 1)")
         return range(start, last + 1)
     if start != 0:
         raise ValueError(f"give start or positions, not both (got start={start}): positions "
@@ -188,8 +202,7 @@ def _checked_positions(start: int, positions: Sequence[int] | None, rows: int) -
         raise TypeError(f"positions must be ints (whole positions), got {bad!r}")
     if min(listed) < 0:
         raise ValueError(f"positions count from 0, got {min(listed)}")
-    if max(listed) >= MAX_POSITION:
-        raise _too_far("a position", max(listed))
+    checked_position(max(listed), "a position")
     return listed
 
 
@@ -201,14 +214,6 @@ def _checked_base_for(d: int, base: object) -> float:
                          f"largest float (about 1.8e308) at d={d}: RoPE's bases are > 1 "
                          f"(10000, 500000)")
     return checked
-
-
-def _too_far(what: str, pos: int) -> ValueError:
-    digits = str(pos)
-    shown = digits if len(digits) <= 24 else f"{digits[:4]}... ({len(digits)} digits)"
-    return ValueError(f"{what} = {shown} is past 2**53 = {MAX_POSITION:,}: a float holds "
-                      f"every whole number only up to there, so neighbouring positions would "
-                      f"share one angle pos * theta_i; positions must be < 2**53")
 
 
 def _check_angles(last: int, fastest: float) -> None:
