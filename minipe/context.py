@@ -127,123 +127,6 @@ class _Stretch:
     ramp: str
 
 
-def _checked(d: object, base: object, method: object, factor: object, L: object,
-             seq_len: object, beta_fast: object, beta_slow: object, low: object, high: object,
-             ramp: object) -> _Stretch:
-    """The door: each argument once, with a sentence that says what it is for."""
-    d = checked_rotary_width(d)
-    pairs = d // 2
-    if pairs * BYTES_PER_NUMBER > LAPTOP_BYTES:
-        raise ValueError(f"d={d:,} means d/2 = {pairs:,} angles theta_i, about "
-                         f"{pairs * BYTES_PER_NUMBER / 1e9:,.0f} GB at ~{BYTES_PER_NUMBER} "
-                         f"bytes a number: more than a laptop's ~{LAPTOP_BYTES // 10**9} GB. "
-                         f"RoPE's d is a head's width: 64 or 128 in most models")
-    base = checked_base(base)
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))} (the chapter's "
-                         f"docstring explains each), got {method!r}")
-    assert isinstance(method, str)
-    given = {"factor": factor != 1.0 or None, "original_context_length": L,
-             "seq_len": seq_len, "beta_fast": beta_fast, "beta_slow": beta_slow,
-             "low_freq_factor": low, "high_freq_factor": high, "ramp": ramp}
-    unused = [name for name, value in given.items()
-              if value is not None and name not in USES[method]]
-    if method == "default" and "factor" in unused:
-        raise ValueError(f"method='default' is plain RoPE and has no factor (got factor="
-                         f"{factor}); to stretch the context pick 'linear', 'ntk', "
-                         f"'dynamic', 'yarn' or 'llama3'")
-    if unused:
-        reads = ", ".join(USES[method]) or "nothing but d and base"
-        raise ValueError(f"method={method!r} does not read {', '.join(unused)}: it reads "
-                         f"{reads}. Leave the others out (they would be ignored)")
-    factor = checked_number(factor, "factor")
-    if not math.isfinite(factor) or factor < 1:
-        raise ValueError(f"factor is how many times longer than the original context the "
-                         f"text may be, so it must be a finite number >= 1, got {factor}")
-    if method in ("ntk", "dynamic", "yarn") and base <= 1:
-        raise ValueError(f"method={method!r} keeps the fast pairs (small i) and stretches the "
-                         f"slow ones (large i), which needs theta_i = base**(-2i/d) to fall "
-                         f"as i grows: base > 1 (RoPE's 10000 or 500000), got base={base}")
-    if method in ("ntk", "dynamic") and d < 4:
-        raise ValueError(f"method={method!r} raises base to the power d / (d - 2), so it "
-                         f"needs d >= 4, got d={d}")
-    if "original_context_length" in USES[method]:
-        if L is None:
-            raise ValueError(f"method={method!r} needs original_context_length, the length L "
-                             f"the model was trained on: it decides from L which pairs change")
-        L = checked_position(L, "original_context_length", 1)
-    if method == "dynamic":
-        if seq_len is None:
-            raise ValueError("method='dynamic' needs seq_len, the length of the text being "
-                             "read now: its base grows once seq_len passes "
-                             "original_context_length")
-        seq_len = checked_position(seq_len, "seq_len", 1)
-    fast, slow = _checked_pair(beta_slow, beta_fast, ("beta_slow", "beta_fast"), (1.0, 32.0),
-                               "YaRN keeps pairs that turn more than beta_fast times inside L "
-                               "and divides those that turn fewer than beta_slow times")
-    low_f, high_f = _checked_pair(low, high, ("low_freq_factor", "high_freq_factor"),
-                                  (1.0, 4.0), "Llama 3.1 keeps wavelengths shorter than "
-                                  "L / high_freq_factor and divides those longer than "
-                                  "L / low_freq_factor")
-    if ramp is None:
-        ramp = "rounded"
-    if ramp not in RAMPS:
-        raise ValueError(f"ramp must be 'rounded' (Hugging Face's: linear in the pair index i "
-                         f"between whole pairs) or 'paper' (YaRN's gamma(r): linear in the "
-                         f"turns r = L / wavelength), got {ramp!r}")
-    assert isinstance(ramp, str)
-    stretch = _Stretch(d, base, method, factor, L if isinstance(L, int) else 0,
-                       seq_len if isinstance(seq_len, int) else 0, fast, slow, low_f, high_f,
-                       ramp)
-    _check_range(stretch)
-    return stretch
-
-
-def _checked_pair(low: object, high: object, names: tuple[str, str],
-                  defaults: tuple[float, float], rule: str) -> tuple[float, float]:
-    """Two thresholds, each None (its default) or a finite number, with 0 < low < high.
-    Returned as (high, low) for the betas' order (fast, slow), (low, high) otherwise."""
-    low_value = defaults[0] if low is None else checked_number(low, names[0])
-    high_value = defaults[1] if high is None else checked_number(high, names[1])
-    if not (math.isfinite(low_value) and math.isfinite(high_value)
-            and 0 < low_value < high_value):
-        raise ValueError(f"{rule}, so it needs finite numbers with 0 < {names[0]} < "
-                         f"{names[1]}, got {names[0]}={low_value}, {names[1]}={high_value}")
-    if names[0] == "beta_slow":
-        return high_value, low_value
-    return low_value, high_value
-
-
-def _check_range(stretch: _Stretch) -> None:
-    """Every theta_i must be a normal float: between about 2.2e-308 and 1.8e308.
-
-    Worked in logarithms, before anything is computed: ln theta_i runs from
-    0 (pair 0) to -(d-2)/d * ln base' (the last pair), minus ln factor for a
-    pair a method divides."""
-    d, factor = stretch.d, stretch.factor
-    log_base = math.log(stretch.base)
-    if stretch.method == "ntk":
-        log_base += d / (d - 2) * math.log(factor)
-    if stretch.method == "dynamic":
-        n = max(stretch.seq_len, stretch.L)
-        log_base += d / (d - 2) * math.log(factor * n / stretch.L - (factor - 1))
-    last = -(d - 2) / d * log_base  # ln theta of the last pair
-    divided = math.log(factor) if stretch.method in ("linear", "yarn", "llama3") else 0.0
-    smallest, largest = min(0.0, last) - divided, max(0.0, last)
-    if smallest < math.log(sys.float_info.min) or largest > math.log(sys.float_info.max):
-        raise ValueError(f"with base={stretch.base:g}, factor={factor:g} and d={d} "
-                         f"(method={stretch.method!r}), theta_i would run from "
-                         f"{_power_of_ten(largest)} down to {_power_of_ten(smallest)}: past what a float holds (about 2.2e-308 to 1.8e308). RoPE uses "
-                         f"bases near 10000 and factors up to a few dozen")
-
-
-def _power_of_ten(log_value: float) -> str:
-    """e**log_value written as a power of ten: 1e-310, or 0 and inf past every float."""
-    if math.isinf(log_value):
-        return "inf" if log_value > 0 else "0"
-    return f"1e{log_value / math.log(10):.0f}"
-
-
 def _frequencies(stretch: _Stretch) -> tuple[Vector, float]:
     """What rope_frequencies returns, for arguments its door has checked."""
     d, base, factor, L = stretch.d, stretch.base, stretch.factor, stretch.L
@@ -389,3 +272,121 @@ def decay_bound(distances: Sequence[int], d: int, *, base: float = 10000.0) -> V
             total += abs(S_j)
         bounds.append(total / (d // 2))  # (1 / (d/2)) * sum_j |S_j|
     return Vector(bounds)
+
+
+# The door, after the ideas it guards: each argument once, with a sentence that teaches.
+def _checked(d: object, base: object, method: object, factor: object, L: object,
+             seq_len: object, beta_fast: object, beta_slow: object, low: object, high: object,
+             ramp: object) -> _Stretch:
+    """The door: each argument once, with a sentence that says what it is for."""
+    d = checked_rotary_width(d)
+    pairs = d // 2
+    if pairs * BYTES_PER_NUMBER > LAPTOP_BYTES:
+        raise ValueError(f"d={d:,} means d/2 = {pairs:,} angles theta_i, about "
+                         f"{pairs * BYTES_PER_NUMBER / 1e9:,.0f} GB at ~{BYTES_PER_NUMBER} "
+                         f"bytes a number: more than a laptop's ~{LAPTOP_BYTES // 10**9} GB. "
+                         f"RoPE's d is a head's width: 64 or 128 in most models")
+    base = checked_base(base)
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))} (the chapter's "
+                         f"docstring explains each), got {method!r}")
+    assert isinstance(method, str)
+    given = {"factor": factor != 1.0 or None, "original_context_length": L,
+             "seq_len": seq_len, "beta_fast": beta_fast, "beta_slow": beta_slow,
+             "low_freq_factor": low, "high_freq_factor": high, "ramp": ramp}
+    unused = [name for name, value in given.items()
+              if value is not None and name not in USES[method]]
+    if method == "default" and "factor" in unused:
+        raise ValueError(f"method='default' is plain RoPE and has no factor (got factor="
+                         f"{factor}); to stretch the context pick 'linear', 'ntk', "
+                         f"'dynamic', 'yarn' or 'llama3'")
+    if unused:
+        reads = ", ".join(USES[method]) or "nothing but d and base"
+        raise ValueError(f"method={method!r} does not read {', '.join(unused)}: it reads "
+                         f"{reads}. Leave the others out (they would be ignored)")
+    factor = checked_number(factor, "factor")
+    if not math.isfinite(factor) or factor < 1:
+        raise ValueError(f"factor is how many times longer than the original context the "
+                         f"text may be, so it must be a finite number >= 1, got {factor}")
+    if method in ("ntk", "dynamic", "yarn") and base <= 1:
+        raise ValueError(f"method={method!r} keeps the fast pairs (small i) and stretches the "
+                         f"slow ones (large i), which needs theta_i = base**(-2i/d) to fall "
+                         f"as i grows: base > 1 (RoPE's 10000 or 500000), got base={base}")
+    if method in ("ntk", "dynamic") and d < 4:
+        raise ValueError(f"method={method!r} raises base to the power d / (d - 2), so it "
+                         f"needs d >= 4, got d={d}")
+    if "original_context_length" in USES[method]:
+        if L is None:
+            raise ValueError(f"method={method!r} needs original_context_length, the length L "
+                             f"the model was trained on: it decides from L which pairs change")
+        L = checked_position(L, "original_context_length", 1)
+    if method == "dynamic":
+        if seq_len is None:
+            raise ValueError("method='dynamic' needs seq_len, the length of the text being "
+                             "read now: its base grows once seq_len passes "
+                             "original_context_length")
+        seq_len = checked_position(seq_len, "seq_len", 1)
+    fast, slow = _checked_pair(beta_slow, beta_fast, ("beta_slow", "beta_fast"), (1.0, 32.0),
+                               "YaRN keeps pairs that turn more than beta_fast times inside L "
+                               "and divides those that turn fewer than beta_slow times")
+    low_f, high_f = _checked_pair(low, high, ("low_freq_factor", "high_freq_factor"),
+                                  (1.0, 4.0), "Llama 3.1 keeps wavelengths shorter than "
+                                  "L / high_freq_factor and divides those longer than "
+                                  "L / low_freq_factor")
+    if ramp is None:
+        ramp = "rounded"
+    if ramp not in RAMPS:
+        raise ValueError(f"ramp must be 'rounded' (Hugging Face's: linear in the pair index i "
+                         f"between whole pairs) or 'paper' (YaRN's gamma(r): linear in the "
+                         f"turns r = L / wavelength), got {ramp!r}")
+    assert isinstance(ramp, str)
+    stretch = _Stretch(d, base, method, factor, L if isinstance(L, int) else 0,
+                       seq_len if isinstance(seq_len, int) else 0, fast, slow, low_f, high_f,
+                       ramp)
+    _check_range(stretch)
+    return stretch
+
+
+def _checked_pair(low: object, high: object, names: tuple[str, str],
+                  defaults: tuple[float, float], rule: str) -> tuple[float, float]:
+    """Two thresholds, each None (its default) or a finite number, with 0 < low < high.
+    Returned as (high, low) for the betas' order (fast, slow), (low, high) otherwise."""
+    low_value = defaults[0] if low is None else checked_number(low, names[0])
+    high_value = defaults[1] if high is None else checked_number(high, names[1])
+    if not (math.isfinite(low_value) and math.isfinite(high_value)
+            and 0 < low_value < high_value):
+        raise ValueError(f"{rule}, so it needs finite numbers with 0 < {names[0]} < "
+                         f"{names[1]}, got {names[0]}={low_value}, {names[1]}={high_value}")
+    if names[0] == "beta_slow":
+        return high_value, low_value
+    return low_value, high_value
+
+
+def _check_range(stretch: _Stretch) -> None:
+    """Every theta_i must be a normal float: between about 2.2e-308 and 1.8e308.
+
+    Worked in logarithms, before anything is computed: ln theta_i runs from
+    0 (pair 0) to -(d-2)/d * ln base' (the last pair), minus ln factor for a
+    pair a method divides."""
+    d, factor = stretch.d, stretch.factor
+    log_base = math.log(stretch.base)
+    if stretch.method == "ntk":
+        log_base += d / (d - 2) * math.log(factor)
+    if stretch.method == "dynamic":
+        n = max(stretch.seq_len, stretch.L)
+        log_base += d / (d - 2) * math.log(factor * n / stretch.L - (factor - 1))
+    last = -(d - 2) / d * log_base  # ln theta of the last pair
+    divided = math.log(factor) if stretch.method in ("linear", "yarn", "llama3") else 0.0
+    smallest, largest = min(0.0, last) - divided, max(0.0, last)
+    if smallest < math.log(sys.float_info.min) or largest > math.log(sys.float_info.max):
+        raise ValueError(f"with base={stretch.base:g}, factor={factor:g} and d={d} "
+                         f"(method={stretch.method!r}), theta_i would run from "
+                         f"{_power_of_ten(largest)} down to {_power_of_ten(smallest)}: past what a float holds (about 2.2e-308 to 1.8e308). RoPE uses "
+                         f"bases near 10000 and factors up to a few dozen")
+
+
+def _power_of_ten(log_value: float) -> str:
+    """e**log_value written as a power of ten: 1e-310, or 0 and inf past every float."""
+    if math.isinf(log_value):
+        return "inf" if log_value > 0 else "0"
+    return f"1e{log_value / math.log(10):.0f}"

@@ -61,38 +61,6 @@ LAYOUTS = ("interleaved", "half")
 MAX_POSITION = 2**53  # every whole number up to here is exactly one float; past it, not
 
 
-def checked_rotary_width(d: object, name: str = "d", who: str = "RoPE") -> int:
-    """d, if it is an even int >= 2: RoPE turns the numbers two at a time. `name` is the
-    argument's name, `who` what needs it (a class, or "positions='rope'").
-
-    >>> checked_rotary_width(3, "d_model")
-    Traceback (most recent call last):
-    ValueError: RoPE needs an even d_model, got d_model=3: it turns the numbers of q and k two \
-at a time, one angle theta_i per pair, so an odd one would have no partner
-    """
-    checked_size(d, name)
-    assert isinstance(d, int)  # checked_size made sure
-    if d % 2:
-        raise ValueError(f"{who} needs an even {name}, got {name}={d}: it turns the numbers "
-                         f"of q and k two at a time, one angle theta_i per pair, so an odd "
-                         f"one would have no partner")
-    return d
-
-
-def checked_position(pos: object, name: str, minimum: int = 0) -> int:
-    """pos, if it is an int from `minimum` up to 2**53 - 1: past 2**53 a float no longer
-    holds every whole number, so two neighbouring positions would share one angle."""
-    checked_size(pos, name, minimum)
-    assert isinstance(pos, int)  # checked_size made sure
-    if pos >= MAX_POSITION:
-        digits = str(pos)
-        shown = digits if len(digits) <= 24 else f"{digits[:4]}... ({len(digits)} digits)"
-        raise ValueError(f"{name} = {shown} is past 2**53 = {MAX_POSITION:,}: a float holds "
-                         f"every whole number only up to there, so neighbouring positions "
-                         f"would share one angle pos * theta_i; it must be < 2**53")
-    return pos
-
-
 def rotary_thetas(d: int, base: float = 10000.0) -> Vector:
     """theta_i = base**(-2i / d) for the pairs i = 0 .. d/2 - 1: each pair's angle per position.
 
@@ -105,14 +73,8 @@ def rotary_thetas(d: int, base: float = 10000.0) -> Vector:
     return Vector(_thetas(d, _checked_base_for(d, base)))
 
 
-def check_frequencies(frequencies: object, pairs: int, width: str = "d/2") -> None:
-    """theta_i given by hand: a Vector of one finite angle > 0 per pair (`pairs` of them,
-    `width` saying where that number comes from, e.g. "d_model/2"). Chapters 5 and 9."""
-    if not isinstance(frequencies, Vector) or len(frequencies) != pairs \
-            or not all(0 < theta < math.inf for theta in frequencies):
-        raise ValueError(f"frequencies must be a Vector of {width} = {pairs} finite angles "
-                         f"theta_i > 0, one per pair (rope_frequencies makes them), got "
-                         f"{frequencies!r:.80}")
+def _thetas(d: int, base: float) -> list[float]:
+    return [base ** (-2 * i / d) for i in range(d // 2)]  # theta_i = base**(-2i/d)
 
 
 def rotary_pairs(d: int, layout: str = "interleaved") -> list[tuple[int, int]]:
@@ -179,6 +141,100 @@ def apply_rotary(
     return _rotated(x, thetas, rows_at, pairs)
 
 
+def _rotated(x: Matrix, thetas: list[float], rows_at: Sequence[int],
+             pairs: list[tuple[int, int]]) -> Matrix:
+    rows = []
+    for pos, row in zip(rows_at, x):  # the query or key at position pos
+        values = list(row)
+        rotated = list(row)
+        for (first, second), theta in zip(pairs, thetas):
+            angle = pos * theta  # a = pos * theta_i
+            cos_a = math.cos(angle)
+            sin_a = math.sin(angle)
+            rotated[first] = values[first] * cos_a - values[second] * sin_a
+            rotated[second] = values[first] * sin_a + values[second] * cos_a
+        rows.append(rotated)
+    return Matrix(rows)  # (seq, d): the shape of x
+
+
+@dataclass(frozen=True, repr=False)
+class RotaryAttention(SingleHeadAttention):
+    """Chapter 4's head, with RoPE: Q and K are rotated by position before the scores.
+
+        Q = R (x @ W_q),   K = R (x @ W_k),   V = x @ W_v      (R: apply_rotary)
+        output = softmax(Q K^T / sqrt(d_out)) V
+
+    The same W_q, W_k, W_v as `SingleHeadAttention(d_in, d_out, seed=seed)`;
+    V is left as it is. d_out must be even: RoPE turns the numbers in pairs.
+
+    >>> head = RotaryAttention(d_in=4, d_out=2, seed=0)
+    >>> head(Matrix([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]])).output.shape
+    (3, 2)
+    """
+
+    base: float = field(default=10000.0, kw_only=True)
+
+    def __post_init__(self) -> None:
+        checked_rotary_width(self.d_out, "d_out", "RotaryAttention")
+        object.__setattr__(self, "base", _checked_base_for(self.d_out, self.base))
+        SingleHeadAttention.__post_init__(self)
+
+    def __call__(
+        self, x: Matrix, *, causal: bool = False, bias: Matrix | None = None
+    ) -> AttentionResult:
+        """Attention of x (n, d_in) over itself, with q and k rotated by position."""
+        queries, keys, values = self.qkv(x)  # each (n, d_out)
+        pairs = rotary_pairs(self.d_out)
+        thetas = _thetas(self.d_out, self.base)  # theta_i = base**(-2i/d_out)
+        positions = range(x.shape[0])  # row pos stands at position pos
+        queries = _rotated(queries, thetas, positions, pairs)  # turned by pos * theta_i
+        keys = _rotated(keys, thetas, positions, pairs)  # the same angles: only j - i survives
+        return scaled_dot_product_attention(queries, keys, values, causal=causal, bias=bias)
+
+
+# The door's checks, after the ideas they guard: each teaches with its sentence.
+def checked_rotary_width(d: object, name: str = "d", who: str = "RoPE") -> int:
+    """d, if it is an even int >= 2: RoPE turns the numbers two at a time. `name` is the
+    argument's name, `who` what needs it (a class, or "positions='rope'").
+
+    >>> checked_rotary_width(3, "d_model")
+    Traceback (most recent call last):
+    ValueError: RoPE needs an even d_model, got d_model=3: it turns the numbers of q and k two \
+at a time, one angle theta_i per pair, so an odd one would have no partner
+    """
+    checked_size(d, name)
+    assert isinstance(d, int)  # checked_size made sure
+    if d % 2:
+        raise ValueError(f"{who} needs an even {name}, got {name}={d}: it turns the numbers "
+                         f"of q and k two at a time, one angle theta_i per pair, so an odd "
+                         f"one would have no partner")
+    return d
+
+
+def checked_position(pos: object, name: str, minimum: int = 0) -> int:
+    """pos, if it is an int from `minimum` up to 2**53 - 1: past 2**53 a float no longer
+    holds every whole number, so two neighbouring positions would share one angle."""
+    checked_size(pos, name, minimum)
+    assert isinstance(pos, int)  # checked_size made sure
+    if pos >= MAX_POSITION:
+        digits = str(pos)
+        shown = digits if len(digits) <= 24 else f"{digits[:4]}... ({len(digits)} digits)"
+        raise ValueError(f"{name} = {shown} is past 2**53 = {MAX_POSITION:,}: a float holds "
+                         f"every whole number only up to there, so neighbouring positions "
+                         f"would share one angle pos * theta_i; it must be < 2**53")
+    return pos
+
+
+def check_frequencies(frequencies: object, pairs: int, width: str = "d/2") -> None:
+    """theta_i given by hand: a Vector of one finite angle > 0 per pair (`pairs` of them,
+    `width` saying where that number comes from, e.g. "d_model/2"). Chapters 5 and 9."""
+    if not isinstance(frequencies, Vector) or len(frequencies) != pairs \
+            or not all(0 < theta < math.inf for theta in frequencies):
+        raise ValueError(f"frequencies must be a Vector of {width} = {pairs} finite angles "
+                         f"theta_i > 0, one per pair (rope_frequencies makes them), got "
+                         f"{frequencies!r:.80}")
+
+
 def _checked_positions(start: int, positions: Sequence[int] | None, rows: int) -> Sequence[int]:
     """The position of each row: start, start + 1, ... or the given positions."""
     checked_size(start, "start", minimum=0)
@@ -222,58 +278,3 @@ def _check_angles(last: int, fastest: float) -> None:
         raise ValueError(f"the angle pos * theta_i = {last} * {fastest:.4g} is past the largest "
                          f"float (about 1.8e308), so no cos or sin can be taken of it: "
                          f"keep pos * theta_i below 1.8e308 (a theta_i near 1, as RoPE's)")
-
-
-def _thetas(d: int, base: float) -> list[float]:
-    return [base ** (-2 * i / d) for i in range(d // 2)]  # theta_i = base**(-2i/d)
-
-
-def _rotated(x: Matrix, thetas: list[float], rows_at: Sequence[int],
-             pairs: list[tuple[int, int]]) -> Matrix:
-    rows = []
-    for pos, row in zip(rows_at, x):  # the query or key at position pos
-        values = list(row)
-        rotated = list(row)
-        for (first, second), theta in zip(pairs, thetas):
-            angle = pos * theta  # a = pos * theta_i
-            cos_a = math.cos(angle)
-            sin_a = math.sin(angle)
-            rotated[first] = values[first] * cos_a - values[second] * sin_a
-            rotated[second] = values[first] * sin_a + values[second] * cos_a
-        rows.append(rotated)
-    return Matrix(rows)  # (seq, d): the shape of x
-
-
-@dataclass(frozen=True, repr=False)
-class RotaryAttention(SingleHeadAttention):
-    """Chapter 4's head, with RoPE: Q and K are rotated by position before the scores.
-
-        Q = R (x @ W_q),   K = R (x @ W_k),   V = x @ W_v      (R: apply_rotary)
-        output = softmax(Q K^T / sqrt(d_out)) V
-
-    The same W_q, W_k, W_v as `SingleHeadAttention(d_in, d_out, seed=seed)`;
-    V is left as it is. d_out must be even: RoPE turns the numbers in pairs.
-
-    >>> head = RotaryAttention(d_in=4, d_out=2, seed=0)
-    >>> head(Matrix([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]])).output.shape
-    (3, 2)
-    """
-
-    base: float = field(default=10000.0, kw_only=True)
-
-    def __post_init__(self) -> None:
-        checked_rotary_width(self.d_out, "d_out", "RotaryAttention")
-        object.__setattr__(self, "base", checked_base(self.base))
-        SingleHeadAttention.__post_init__(self)
-
-    def __call__(
-        self, x: Matrix, *, causal: bool = False, bias: Matrix | None = None
-    ) -> AttentionResult:
-        """Attention of x (n, d_in) over itself, with q and k rotated by position."""
-        queries, keys, values = self.qkv(x)  # each (n, d_out)
-        pairs = rotary_pairs(self.d_out)
-        thetas = _thetas(self.d_out, self.base)  # theta_i = base**(-2i/d_out)
-        positions = range(x.shape[0])  # row pos stands at position pos
-        queries = _rotated(queries, thetas, positions, pairs)  # turned by pos * theta_i
-        keys = _rotated(keys, thetas, positions, pairs)  # the same angles: only j - i survives
-        return scaled_dot_product_attention(queries, keys, values, causal=causal, bias=bias)
