@@ -381,8 +381,9 @@ def _check_range(stretch: _Stretch) -> None:
     if smallest < math.log(sys.float_info.min) or largest > math.log(sys.float_info.max):
         raise ValueError(f"with base={stretch.base:g}, factor={factor:g} and d={d} "
                          f"(method={stretch.method!r}), theta_i would run from "
-                         f"{_power_of_ten(largest)} down to {_power_of_ten(smallest)}: past what a float holds (about 2.2e-308 to 1.8e308). RoPE uses "
-                         f"bases near 10000 and factors up to a few dozen")
+                         f"{_power_of_ten(largest)} down to {_power_of_ten(smallest)}: past "
+                         f"what a float holds (about 2.2e-308 to 1.8e308). RoPE uses bases "
+                         f"near 10000 and factors up to a few dozen")
 
 
 def _power_of_ten(log_value: float) -> str:

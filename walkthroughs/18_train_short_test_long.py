@@ -124,8 +124,8 @@ if __name__ == "__main__":
     print(f"gamma = (r - 1) / 31 = {gamma_0:.4f}, so nearly divided (ratio "
           f"{paper[0].ratio:.4f}). Hugging")
     print("Face's ramp (minipe's default) is linear in the pair index and starts at")
-    print(f"pair 0 at the earliest, so it keeps pair 0 whole (ratio {tables['yarn'][0].ratio:.4f}). "
-          "Both multiply")
+    kept_0 = tables["yarn"][0].ratio
+    print(f"pair 0 at the earliest, so it keeps pair 0 whole (ratio {kept_0:.4f}). Both multiply")
     print(f"q and k by {yarn_scale:.4f}.")
 
 # %% Accuracy at T, 2T and 4T
