@@ -256,7 +256,12 @@ def check_parameters(parameters: object, shapes: dict[str, tuple[int, int]],
 
 
 def check_frequencies(frequencies: object, pairs: int, vector: type, width: str) -> None:
-    """Moved to chapter 5 (minipe.rotary.check_frequencies); this stays until training.py
-    imports it from there (the import is here, not at the top: chapter 5 imports checks)."""
-    from minipe.rotary import check_frequencies as moved
-    moved(frequencies, pairs, width)
+    """RoPE's theta_i: a `vector` of one finite angle > 0 per pair. MOVED: chapter 5's
+    minipe.rotary.check_frequencies(frequencies, pairs, width) is the one to use; this copy
+    goes once training.py imports that one (checks cannot import a chapter)."""
+    if not isinstance(frequencies, vector) or not isinstance(frequencies, Iterable) \
+            or len(list(frequencies)) != pairs \
+            or not all(0 < theta < math.inf for theta in frequencies):
+        raise ValueError(f"frequencies must be a Vector of {width} = {pairs} finite angles "
+                         f"theta_i > 0, one per pair (rope_frequencies makes them), got "
+                         f"{frequencies!r:.80}")
