@@ -93,6 +93,7 @@ def _llama3_ratio(i: int) -> float:
 
 
 NTK_THETA_63 = (10000 * 4 ** (128 / 126)) ** (-126 / 128)  # base' = base * 4**(d/(d-2))
+R_33 = 4096 * 10000 ** (-66 / 128) / (2 * math.pi)  # lesson 14's pair 33: turns inside L
 YARN_GAMMA_0 = (8 / (2 * math.pi) - 1) / (32 - 1)  # lesson 18's pair 0 on the paper's ramp
 YARN_SCALE = 0.1 * math.log(16) + 1  # YaRN's sqrt(1/t) for factor 16
 DISTANCES = [0, 1, 5, 10, 20, 50, 100, 200, 500, 1000, 2000]
@@ -266,6 +267,10 @@ KEY_NUMBERS: dict[str, list[str]] = {
         f"(r = 32 at i = {128 * math.log(4096 / (64 * math.pi)) / (2 * math.log(1e4)):.2f},",
         f"(r = 1 at i = {128 * math.log(4096 / (2 * math.pi)) / (2 * math.log(1e4)):.2f},",
         f"r falls {10000 ** (2 / 128):.4f} times",  # theta_(i+1) / theta_i = base**(-2/d)
+        # pair 33: r = 4096 * 10000**(-66/128) / (2 pi); gamma = (r - 1) / 31; ramp 13/26
+        f"pair 33 (r = {R_33:.3f}) gets ratio {(1 - (R_33 - 1) / 31) / 16 + (R_33 - 1) / 31:.4f}"
+        " from the",
+        f"paper's ramp and {0.5 / 16 + 0.5:.4f} from the rounded one",
         _side_row(20, 10000 ** (-40 / 128), 10000 ** (-40 / 128), 4096, 16),  # kept
         _side_row(46, 10000 ** (-92 / 128), 10000 ** (-92 / 128) / 16, 4096, 16),  # divided
         # Llama 3.1 beside the default (base 500000, L = 8192): pair 29, smoothed with
