@@ -256,7 +256,9 @@ def check_parameters(parameters: object, shapes: dict[str, tuple[int, int]],
 
 
 def check_frequencies(frequencies: object, pairs: int, vector: type, width: str) -> None:
-    """RoPE's theta_i: a `vector` of one finite angle > 0 per pair. Chapters 5 and 9."""
+    """RoPE's theta_i: a `vector` of one finite angle > 0 per pair. MOVED: chapter 5's
+    minipe.rotary.check_frequencies(frequencies, pairs, width) is the one to use; this copy
+    goes once training.py imports that one (checks cannot import a chapter)."""
     if not isinstance(frequencies, vector) or not isinstance(frequencies, Iterable) \
             or len(list(frequencies)) != pairs \
             or not all(0 < theta < math.inf for theta in frequencies):

@@ -15,10 +15,22 @@ changes theta_i so that a text `factor` times longer stays near what was seen:
               the slowest is divided by exactly factor ("NTK-aware", 2023)
     dynamic   base' = base * (factor * n / L - (factor - 1))**(d / (d - 2)),
               n = max(seq_len, L): no change until the text outgrows L
-    yarn      pair by pair (Peng et al. 2023, "NTK-by-parts"): pairs turning more
-              than beta_fast times inside L are kept, pairs turning fewer than
-              beta_slow times are divided by factor, a linear ramp between; and
-              q and k are multiplied by 0.1 * ln(factor) + 1 (the scores by its square)
+    yarn      pair by pair (Peng et al. 2023, "NTK-by-parts"), by the turns
+              r = L / wavelength each pair makes inside L: pairs turning more than
+              beta_fast times are kept, fewer than beta_slow times divided by factor,
+              and a linear ramp blends the two between - linear in what, two ways:
+              ramp="paper"    gamma(r) = (r - beta_slow) / (beta_fast - beta_slow),
+                              linear in the turns r (the paper's rule);
+              ramp="rounded"  (the default: Hugging Face's code) the pair indices where
+                              r = beta_fast and r = beta_slow, rounded down and up to
+                              whole pairs, and a ramp linear in the pair index i between.
+              Both keep the pairs with r >= beta_fast and divide those with
+              r <= beta_slow, but for pair 0: the rounded ramp starts at pair 0 at the
+              earliest, so it keeps pair 0 whole whatever L; the paper's blends it once
+              it turns fewer than beta_fast times (L < 2 pi beta_fast: 201 positions
+              for 32; lesson 18). Between, they blend differently: r falls by
+              base**(2/d) from one pair to the next, so linear in i is not linear in r.
+              Both multiply q and k by 0.1 * ln(factor) + 1 (the scores by its square)
     llama3    by wavelength (Llama 3.1): shorter than L / high_freq_factor kept,
               longer than L / low_freq_factor divided by factor, smoothed between
 
@@ -40,6 +52,10 @@ Two more ideas about long texts close the chapter:
 A model trained short can be tested long with these frequencies: chapter 9's
 `TinyModel.with_frequencies`, in lesson 18 (walkthroughs/18_train_short_test_long.py).
 
+The door refuses what cannot be computed (a theta_i that underflows to 0 or
+overflows, a ramp over a base <= 1, a table larger than a laptop's memory) and
+an argument the chosen method would ignore.
+
 Left out: LongRoPE's searched per-pair factors, partial rotary dims, the YaRN
 variants with mscale_all_dim (DeepSeek).
 """
@@ -48,21 +64,34 @@ from __future__ import annotations
 
 import cmath
 import math
+import sys
 from dataclasses import dataclass
 from typing import Sequence
 
 from minipe.arrays import Vector
 from minipe.checks import checked_base, checked_number, checked_size
+from minipe.rotary import checked_position, checked_rotary_width, rotary_thetas
 
 METHODS = ("default", "linear", "ntk", "dynamic", "yarn", "llama3")
-NEEDS_L = ("dynamic", "yarn", "llama3")  # methods that read the original context length L
+RAMPS = ("rounded", "paper")  # YaRN's ramp: Hugging Face's (linear in i), the paper's (in r)
+USES = {  # the arguments each method reads, besides d and base
+    "default": (),
+    "linear": ("factor",),
+    "ntk": ("factor",),
+    "dynamic": ("factor", "original_context_length", "seq_len"),
+    "yarn": ("factor", "original_context_length", "beta_fast", "beta_slow", "ramp"),
+    "llama3": ("factor", "original_context_length", "low_freq_factor", "high_freq_factor"),
+}
+LAPTOP_BYTES = 16 * 10**9  # a laptop's memory, about 16 GB
+BYTES_PER_NUMBER = 32  # a float in a Python list: its 24-byte object and an 8-byte pointer
 
 
 def rope_frequencies(
     d: int, *, base: float = 10000.0, method: str = "default", factor: float = 1.0,
     original_context_length: int | None = None, seq_len: int | None = None,
-    beta_fast: float = 32.0, beta_slow: float = 1.0,
-    low_freq_factor: float = 1.0, high_freq_factor: float = 4.0,
+    beta_fast: float | None = None, beta_slow: float | None = None,
+    low_freq_factor: float | None = None, high_freq_factor: float | None = None,
+    ramp: str | None = None,
 ) -> tuple[Vector, float]:
     """theta_i for the pairs i = 0 .. d/2 - 1, and the attention scale (1.0 but for YaRN).
 
@@ -72,83 +101,50 @@ def rope_frequencies(
     (Vector([0.25, 0.0025], shape=(2,)), 1.0)
 
     The module docstring gives each method's formula; the functions below
-    compute them line for line.
+    compute them line for line. An argument left at None takes the method's
+    default (YaRN: beta_fast 32, beta_slow 1, ramp "rounded"; Llama 3.1:
+    low_freq_factor 1, high_freq_factor 4); one the method does not read is
+    refused rather than ignored.
     """
-    _check(d, base, method, factor, original_context_length, seq_len,
-           beta_fast, beta_slow, low_freq_factor, high_freq_factor)
-    return _frequencies(d, float(base), method, factor, original_context_length, seq_len,
-                        beta_fast, beta_slow, low_freq_factor, high_freq_factor)
+    return _frequencies(_checked(d, base, method, factor, original_context_length, seq_len,
+                                 beta_fast, beta_slow, low_freq_factor, high_freq_factor, ramp))
 
 
-def _check(d: int, base: float, method: str, factor: float, L: int | None, seq_len: int | None,
-           beta_fast: float, beta_slow: float, low: float, high: float) -> None:
-    """The door: each argument once, with a sentence that says what it is for."""
-    checked_size(d, "d", minimum=2)
-    if d % 2:
-        raise ValueError(f"RoPE needs an even width d, got d={d}: it turns the numbers of q "
-                         f"and k two at a time, one angle theta_i per pair")
-    checked_base(base)
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))} (the chapter's "
-                         f"docstring explains each), got {method!r}")
-    if not math.isfinite(checked_number(factor, "factor")) or factor < 1:
-        raise ValueError(f"factor is how many times longer than the original context the "
-                         f"text may be, so it must be a finite number >= 1, got {factor}")
-    if method == "default" and factor != 1:
-        raise ValueError(f"method='default' is plain RoPE and has no factor (got factor="
-                         f"{factor}); to stretch the context pick 'linear', 'ntk', "
-                         f"'dynamic', 'yarn' or 'llama3'")
-    if L is not None:
-        checked_size(L, "original_context_length")
-    elif method in NEEDS_L:
-        raise ValueError(f"method={method!r} needs original_context_length, the length L "
-                         f"the model was trained on: it decides from L which pairs change")
-    if seq_len is not None:
-        checked_size(seq_len, "seq_len")
-    elif method == "dynamic":
-        raise ValueError("method='dynamic' needs seq_len, the length of the text being read "
-                         "now: its base grows once seq_len passes original_context_length")
-    if method in ("ntk", "dynamic") and d < 4:
-        raise ValueError(f"method={method!r} raises base to the power d / (d - 2), so it "
-                         f"needs d >= 4, got d={d}")
-    if method == "yarn" and not 0 < checked_number(beta_slow, "beta_slow") \
-            < checked_number(beta_fast, "beta_fast"):
-        raise ValueError(f"YaRN keeps pairs that turn more than beta_fast times inside L and "
-                         f"divides those that turn fewer than beta_slow times, so it needs "
-                         f"0 < beta_slow < beta_fast, got beta_slow={beta_slow}, "
-                         f"beta_fast={beta_fast}")
-    if method == "llama3" and not 0 < checked_number(low, "low_freq_factor") \
-            < checked_number(high, "high_freq_factor"):
-        raise ValueError(f"Llama 3.1 keeps wavelengths shorter than L / high_freq_factor and "
-                         f"divides those longer than L / low_freq_factor, so it needs "
-                         f"0 < low_freq_factor < high_freq_factor, got {low} and {high}")
+@dataclass(frozen=True)
+class _Stretch:
+    """rope_frequencies' arguments after the door: every one checked, defaults filled in."""
+
+    d: int
+    base: float
+    method: str
+    factor: float
+    L: int  # original_context_length (0 for methods that do not read it)
+    seq_len: int  # (0 unless dynamic)
+    beta_fast: float
+    beta_slow: float
+    low: float  # low_freq_factor
+    high: float  # high_freq_factor
+    ramp: str
 
 
-def _frequencies(d: int, base: float, method: str, factor: float, L: int | None,
-                 seq_len: int | None, beta_fast: float, beta_slow: float, low: float,
-                 high: float) -> tuple[Vector, float]:
+def _frequencies(stretch: _Stretch) -> tuple[Vector, float]:
     """What rope_frequencies returns, for arguments its door has checked."""
-    if method == "ntk":
+    d, base, factor, L = stretch.d, stretch.base, stretch.factor, stretch.L
+    if stretch.method == "ntk":
         base = base * factor ** (d / (d - 2))  # base' = base * factor**(d / (d - 2))
-    if method == "dynamic":
-        assert L is not None and seq_len is not None  # the door made sure
-        n = max(seq_len, L)
+    if stretch.method == "dynamic":
+        n = max(stretch.seq_len, L)
         base = base * (factor * n / L - (factor - 1)) ** (d / (d - 2))
-    thetas = _default_thetas(d, base)
-    if method == "linear":
+    thetas = list(rotary_thetas(d, base))  # chapter 5: theta_i = base**(-2i/d)
+    if stretch.method == "linear":
         thetas = [theta / factor for theta in thetas]  # pos * (theta_i / s) = (pos / s) * theta_i
-    if method == "yarn":
-        assert L is not None
-        return Vector(_yarn(thetas, d, base, factor, L, beta_fast, beta_slow)), \
-            0.1 * math.log(factor) + 1  # YaRN's scale of q and k: sqrt(1/t) in the paper
-    if method == "llama3":
-        assert L is not None
-        thetas = _llama3(thetas, factor, L, low, high)
+    if stretch.method == "yarn":
+        yarn = _yarn_paper if stretch.ramp == "paper" else _yarn_rounded
+        return (Vector(yarn(thetas, stretch)),
+                0.1 * math.log(factor) + 1)  # YaRN's scale of q and k: sqrt(1/t) in the paper
+    if stretch.method == "llama3":
+        thetas = _llama3(thetas, factor, L, stretch.low, stretch.high)
     return Vector(thetas), 1.0
-
-
-def _default_thetas(d: int, base: float) -> list[float]:
-    return [base ** (-2 * i / d) for i in range(d // 2)]  # theta_i = base**(-2i/d)
 
 
 def _pair_turning(turns: float, d: int, base: float, L: int) -> float:
@@ -157,17 +153,29 @@ def _pair_turning(turns: float, d: int, base: float, L: int) -> float:
     return d * math.log(L / (turns * 2 * math.pi)) / (2 * math.log(base))
 
 
-def _yarn(thetas: list[float], d: int, base: float, factor: float, L: int,
-          beta_fast: float, beta_slow: float) -> list[float]:
-    low = max(math.floor(_pair_turning(beta_fast, d, base, L)), 0)  # pairs up to low: kept
-    high: float = min(math.ceil(_pair_turning(beta_slow, d, base, L)), d - 1)  # from here: / s
+def _yarn_rounded(thetas: list[float], stretch: _Stretch) -> list[float]:
+    """Hugging Face's ramp: linear in the pair index i, between whole pairs."""
+    d, base, L = stretch.d, stretch.base, stretch.L
+    low = max(math.floor(_pair_turning(stretch.beta_fast, d, base, L)), 0)  # up to low: kept
+    high: float = min(math.ceil(_pair_turning(stretch.beta_slow, d, base, L)), d - 1)  # / s
     if high == low:
         high += 0.001  # a ramp needs some width (as in Hugging Face's code)
     yarn = []
     for i, theta in enumerate(thetas):
         ramp = min(max((i - low) / (high - low), 0.0), 1.0)  # 0 up to low, 1 from high
         keep = 1 - ramp  # how much of the original theta_i stays
-        yarn.append(theta / factor * (1 - keep) + theta * keep)
+        yarn.append(theta / stretch.factor * (1 - keep) + theta * keep)
+    return yarn
+
+
+def _yarn_paper(thetas: list[float], stretch: _Stretch) -> list[float]:
+    """The paper's ramp: gamma(r), linear in the turns r = L / wavelength."""
+    alpha, beta = stretch.beta_slow, stretch.beta_fast  # the paper's names for the two
+    yarn = []
+    for theta in thetas:
+        r = stretch.L / (2 * math.pi / theta)  # r = L / wavelength: turns inside L
+        gamma = min(max((r - alpha) / (beta - alpha), 0.0), 1.0)  # 0 below alpha, 1 above beta
+        yarn.append((1 - gamma) * theta / stretch.factor + gamma * theta)  # h(theta_i)
     return yarn
 
 
@@ -198,8 +206,9 @@ class PairFrequency:
 
 def frequency_table(
     d: int, *, original_context_length: int, base: float = 10000.0, method: str = "default",
-    factor: float = 1.0, seq_len: int | None = None, beta_fast: float = 32.0,
-    beta_slow: float = 1.0, low_freq_factor: float = 1.0, high_freq_factor: float = 4.0,
+    factor: float = 1.0, seq_len: int | None = None, beta_fast: float | None = None,
+    beta_slow: float | None = None, low_freq_factor: float | None = None,
+    high_freq_factor: float | None = None, ramp: str | None = None,
 ) -> list[PairFrequency]:
     """rope_frequencies pair by pair: theta_i, wavelength, turns inside L, ratio to default.
 
@@ -208,18 +217,19 @@ def frequency_table(
     (1, 0.01, 628.32, 0.1592, 1.0)
 
     Pair 1 turns 0.16 times in 100 positions: at position 300 it would reach
-    an angle the first 100 never showed.
+    an angle the first 100 never showed. The table needs L for every method
+    (to count the turns); the methods that read it are given it too.
     """
-    L = original_context_length  # the table counts the turns inside L
-    if L is None:
+    if original_context_length is None:
         raise ValueError("frequency_table counts each pair's turns inside the original "
                          "context, so it needs original_context_length (L)")
-    _check(d, base, method, factor, L, seq_len, beta_fast, beta_slow, low_freq_factor,
-           high_freq_factor)
-    thetas, _ = _frequencies(d, float(base), method, factor, L, seq_len, beta_fast, beta_slow,
-                             low_freq_factor, high_freq_factor)
+    L = checked_position(original_context_length, "original_context_length", 1)
+    reads_L = "original_context_length" in USES.get(method, ())  # else: only for the table
+    stretch = _checked(d, base, method, factor, L if reads_L else None, seq_len, beta_fast,
+                       beta_slow, low_freq_factor, high_freq_factor, ramp)
+    thetas, _ = _frequencies(stretch)
     rows = []
-    for i, (theta, default) in enumerate(zip(thetas, _default_thetas(d, float(base)))):
+    for i, (theta, default) in enumerate(zip(thetas, rotary_thetas(d, base))):
         wavelength = 2 * math.pi / theta
         rows.append(PairFrequency(i, theta, wavelength, turns=L / wavelength,
                                   ratio=theta / default))
@@ -242,16 +252,19 @@ def decay_bound(distances: Sequence[int], d: int, *, base: float = 10000.0) -> V
 
     It shrinks, with ripples, as r grows: an upper bound, not the score.
     """
-    checked_size(d, "d", minimum=2)
-    if d % 2:
-        raise ValueError(f"RoPE needs an even width d, got d={d}")
-    thetas = _default_thetas(d, checked_base(base))
+    stretch = _checked(d, base, "default", 1.0, None, None, None, None, None, None, None)
+    thetas = rotary_thetas(stretch.d, stretch.base)  # chapter 5: theta_k = base**(-2k/d)
     if isinstance(distances, (str, bytes)) or not isinstance(distances, Sequence) \
             or not distances:
         raise TypeError("distances must be a non-empty list of distances r = n - m (ints)")
+    for r in distances:
+        checked_position(r, "each distance r")
+    farthest = max(distances)
+    if farthest * max(thetas) == math.inf:
+        raise ValueError(f"distance r = {farthest} times theta_0 = {max(thetas):g} is past the "
+                         f"largest float: r * theta_k must stay below about 1.8e308")
     bounds = []
     for r in distances:
-        checked_size(r, "each distance r", minimum=0)
         S_j = 0j
         total = 0.0
         for theta_k in thetas:  # j = 1 .. d/2: S_j adds the term k = j - 1
@@ -259,3 +272,122 @@ def decay_bound(distances: Sequence[int], d: int, *, base: float = 10000.0) -> V
             total += abs(S_j)
         bounds.append(total / (d // 2))  # (1 / (d/2)) * sum_j |S_j|
     return Vector(bounds)
+
+
+# The door, after the ideas it guards: each argument once, with a sentence that teaches.
+def _checked(d: object, base: object, method: object, factor: object, L: object,
+             seq_len: object, beta_fast: object, beta_slow: object, low: object, high: object,
+             ramp: object) -> _Stretch:
+    """The door: each argument once, with a sentence that says what it is for."""
+    d = checked_rotary_width(d)
+    pairs = d // 2
+    if pairs * BYTES_PER_NUMBER > LAPTOP_BYTES:
+        raise ValueError(f"d={d:,} means d/2 = {pairs:,} angles theta_i, about "
+                         f"{pairs * BYTES_PER_NUMBER / 1e9:,.0f} GB at ~{BYTES_PER_NUMBER} "
+                         f"bytes a number: more than a laptop's ~{LAPTOP_BYTES // 10**9} GB. "
+                         f"RoPE's d is a head's width: 64 or 128 in most models")
+    base = checked_base(base)
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))} (the chapter's "
+                         f"docstring explains each), got {method!r}")
+    assert isinstance(method, str)
+    given = {"factor": factor != 1.0 or None, "original_context_length": L,
+             "seq_len": seq_len, "beta_fast": beta_fast, "beta_slow": beta_slow,
+             "low_freq_factor": low, "high_freq_factor": high, "ramp": ramp}
+    unused = [name for name, value in given.items()
+              if value is not None and name not in USES[method]]
+    if method == "default" and "factor" in unused:
+        raise ValueError(f"method='default' is plain RoPE and has no factor (got factor="
+                         f"{factor}); to stretch the context pick 'linear', 'ntk', "
+                         f"'dynamic', 'yarn' or 'llama3'")
+    if unused:
+        reads = ", ".join(USES[method]) or "nothing but d and base"
+        raise ValueError(f"method={method!r} does not read {', '.join(unused)}: it reads "
+                         f"{reads}. Leave the others out (they would be ignored)")
+    factor = checked_number(factor, "factor")
+    if not math.isfinite(factor) or factor < 1:
+        raise ValueError(f"factor is how many times longer than the original context the "
+                         f"text may be, so it must be a finite number >= 1, got {factor}")
+    if method in ("ntk", "dynamic", "yarn") and base <= 1:
+        raise ValueError(f"method={method!r} keeps the fast pairs (small i) and stretches the "
+                         f"slow ones (large i), which needs theta_i = base**(-2i/d) to fall "
+                         f"as i grows: base > 1 (RoPE's 10000 or 500000), got base={base}")
+    if method in ("ntk", "dynamic") and d < 4:
+        raise ValueError(f"method={method!r} raises base to the power d / (d - 2), so it "
+                         f"needs d >= 4, got d={d}")
+    if "original_context_length" in USES[method]:
+        if L is None:
+            raise ValueError(f"method={method!r} needs original_context_length, the length L "
+                             f"the model was trained on: it decides from L which pairs change")
+        L = checked_position(L, "original_context_length", 1)
+    if method == "dynamic":
+        if seq_len is None:
+            raise ValueError("method='dynamic' needs seq_len, the length of the text being "
+                             "read now: its base grows once seq_len passes "
+                             "original_context_length")
+        seq_len = checked_position(seq_len, "seq_len", 1)
+    fast, slow = _checked_pair(beta_slow, beta_fast, ("beta_slow", "beta_fast"), (1.0, 32.0),
+                               "YaRN keeps pairs that turn more than beta_fast times inside L "
+                               "and divides those that turn fewer than beta_slow times")
+    low_f, high_f = _checked_pair(low, high, ("low_freq_factor", "high_freq_factor"),
+                                  (1.0, 4.0), "Llama 3.1 keeps wavelengths shorter than "
+                                  "L / high_freq_factor and divides those longer than "
+                                  "L / low_freq_factor")
+    if ramp is None:
+        ramp = "rounded"
+    if ramp not in RAMPS:
+        raise ValueError(f"ramp must be 'rounded' (Hugging Face's: linear in the pair index i "
+                         f"between whole pairs) or 'paper' (YaRN's gamma(r): linear in the "
+                         f"turns r = L / wavelength), got {ramp!r}")
+    assert isinstance(ramp, str)
+    stretch = _Stretch(d, base, method, factor, L if isinstance(L, int) else 0,
+                       seq_len if isinstance(seq_len, int) else 0, fast, slow, low_f, high_f,
+                       ramp)
+    _check_range(stretch)
+    return stretch
+
+
+def _checked_pair(low: object, high: object, names: tuple[str, str],
+                  defaults: tuple[float, float], rule: str) -> tuple[float, float]:
+    """Two thresholds, each None (its default) or a finite number, with 0 < low < high.
+    Returned as (high, low) for the betas' order (fast, slow), (low, high) otherwise."""
+    low_value = defaults[0] if low is None else checked_number(low, names[0])
+    high_value = defaults[1] if high is None else checked_number(high, names[1])
+    if not (math.isfinite(low_value) and math.isfinite(high_value)
+            and 0 < low_value < high_value):
+        raise ValueError(f"{rule}, so it needs finite numbers with 0 < {names[0]} < "
+                         f"{names[1]}, got {names[0]}={low_value}, {names[1]}={high_value}")
+    if names[0] == "beta_slow":
+        return high_value, low_value
+    return low_value, high_value
+
+
+def _check_range(stretch: _Stretch) -> None:
+    """Every theta_i must be a normal float: between about 2.2e-308 and 1.8e308.
+
+    Worked in logarithms, before anything is computed: ln theta_i runs from
+    0 (pair 0) to -(d-2)/d * ln base' (the last pair), minus ln factor for a
+    pair a method divides."""
+    d, factor = stretch.d, stretch.factor
+    log_base = math.log(stretch.base)
+    if stretch.method == "ntk":
+        log_base += d / (d - 2) * math.log(factor)
+    if stretch.method == "dynamic":
+        n = max(stretch.seq_len, stretch.L)
+        log_base += d / (d - 2) * math.log(factor * n / stretch.L - (factor - 1))
+    last = -(d - 2) / d * log_base  # ln theta of the last pair
+    divided = math.log(factor) if stretch.method in ("linear", "yarn", "llama3") else 0.0
+    smallest, largest = min(0.0, last) - divided, max(0.0, last)
+    if smallest < math.log(sys.float_info.min) or largest > math.log(sys.float_info.max):
+        raise ValueError(f"with base={stretch.base:g}, factor={factor:g} and d={d} "
+                         f"(method={stretch.method!r}), theta_i would run from "
+                         f"{_power_of_ten(largest)} down to {_power_of_ten(smallest)}: past "
+                         f"what a float holds (about 2.2e-308 to 1.8e308). RoPE uses bases "
+                         f"near 10000 and factors up to a few dozen")
+
+
+def _power_of_ten(log_value: float) -> str:
+    """e**log_value written as a power of ten: 1e-310, or 0 and inf past every float."""
+    if math.isinf(log_value):
+        return "inf" if log_value > 0 else "0"
+    return f"1e{log_value / math.log(10):.0f}"

@@ -35,19 +35,46 @@ permutation of the d dimensions (a learned W_q, W_k absorbs it).
 `RotaryAttention` builds on chapter 4's head: the same W_q, W_k, W_v, with
 the queries and keys rotated between `x @ W` and the scores.
 
+`rotary_thetas(d, base)` is the one place the theta_i are made (chapter 7
+stretches them); `checked_rotary_width` is the one check that a width is even,
+and `check_frequencies` the one check of theta_i given by hand.
+
+Positions are whole numbers a float holds exactly: up to 2**53 (MAX_POSITION).
+Past it, two neighbours would share one float and so one angle.
+
 Left out: partial rotary dims. Scaling for long contexts (PI, NTK, YaRN): minipe/context.py.
 """
 
 from __future__ import annotations
 
 import math
+import operator
+import sys
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from minipe.arrays import Matrix, Vector
 from minipe.attention import AttentionResult, SingleHeadAttention, scaled_dot_product_attention
-from minipe.checks import check_frequencies, checked_base, checked_size
+from minipe.checks import checked_base, checked_size
 
 LAYOUTS = ("interleaved", "half")
+MAX_POSITION = 2**53  # every whole number up to here is exactly one float; past it, not
+
+
+def rotary_thetas(d: int, base: float = 10000.0) -> Vector:
+    """theta_i = base**(-2i / d) for the pairs i = 0 .. d/2 - 1: each pair's angle per position.
+
+    >>> rotary_thetas(4)
+    Vector([1.0, 0.01], shape=(2,))
+
+    Chapter 7 stretches these; it makes them here, with this one line.
+    """
+    d = checked_rotary_width(d)
+    return Vector(_thetas(d, _checked_base_for(d, base)))
+
+
+def _thetas(d: int, base: float) -> list[float]:
+    return [base ** (-2 * i / d) for i in range(d // 2)]  # theta_i = base**(-2i/d)
 
 
 def rotary_pairs(d: int, layout: str = "interleaved") -> list[tuple[int, int]]:
@@ -58,10 +85,7 @@ def rotary_pairs(d: int, layout: str = "interleaved") -> list[tuple[int, int]]:
     >>> rotary_pairs(4, layout="half")     # GPT-NeoX, Hugging Face's rotate_half
     [(0, 2), (1, 3)]
     """
-    checked_size(d, "d")
-    if d % 2:
-        raise ValueError(f"RoPE needs an even width d, got d={d}: it turns the numbers two "
-                         f"at a time, so an odd one would have no partner")
+    checked_rotary_width(d)
     if layout == "interleaved":
         return [(2 * i, 2 * i + 1) for i in range(d // 2)]
     if layout == "half":
@@ -72,8 +96,8 @@ def rotary_pairs(d: int, layout: str = "interleaved") -> list[tuple[int, int]]:
 
 
 def apply_rotary(
-    x: Matrix, *, base: float = 10000.0, start: int = 0, layout: str = "interleaved",
-    frequencies: Vector | None = None,
+    x: Matrix, *, base: float = 10000.0, start: int = 0, positions: Sequence[int] | None = None,
+    layout: str = "interleaved", frequencies: Vector | None = None,
 ) -> Matrix:
     """Rotate row r of x (the query or key at position pos = start + r), pair by pair.
 
@@ -94,30 +118,33 @@ def apply_rotary(
 
     Both have the norm of q, sqrt(30) = 5.4772. `start` is the position of
     row 0: a token generated later, at position 100, is rotated alone with
-    start=100. `frequencies` replaces the theta_i (one per pair), e.g. with
-    the stretched ones of `rope_frequencies` (minipe/context.py).
+    start=100. `positions` gives each row its own position instead (a padded
+    or packed batch: chapter 8's position_ids). `frequencies` replaces the
+    theta_i (one per pair), e.g. with the stretched ones of `rope_frequencies`
+    (minipe/context.py). Positions need no table: each row's angles come from
+    its own position alone, so a row at position 10**15 is turned like any other.
     """
     if not isinstance(x, Matrix):
         raise TypeError(f"x must be a Matrix, one row per position (queries or keys), "
                         f"got {type(x).__name__}")
-    checked_size(start, "start", minimum=0)
     pairs = rotary_pairs(x.shape[1], layout)
     if frequencies is None:
-        return _rotated(x, _thetas(x.shape[1], checked_base(base)), start, pairs)
-    check_frequencies(frequencies, len(pairs), Vector, "d/2")
-    if base != 10000.0:
-        raise ValueError(f"give base or frequencies, not both: the frequencies already hold "
-                         f"the theta_i a base would make (got base={base})")
-    return _rotated(x, list(frequencies), start, pairs)
+        thetas = _thetas(x.shape[1], _checked_base_for(x.shape[1], base))
+    else:
+        check_frequencies(frequencies, len(pairs))
+        if base != 10000.0:
+            raise ValueError(f"give base or frequencies, not both: the frequencies already "
+                             f"hold the theta_i a base would make (got base={base})")
+        thetas = list(frequencies)
+    rows_at = _checked_positions(start, positions, x.shape[0])
+    _check_angles(max(rows_at), max(thetas))
+    return _rotated(x, thetas, rows_at, pairs)
 
 
-def _thetas(d: int, base: float) -> list[float]:
-    return [base ** (-2 * i / d) for i in range(d // 2)]  # theta_i = base**(-2i/d)
-
-
-def _rotated(x: Matrix, thetas: list[float], start: int, pairs: list[tuple[int, int]]) -> Matrix:
+def _rotated(x: Matrix, thetas: list[float], rows_at: Sequence[int],
+             pairs: list[tuple[int, int]]) -> Matrix:
     rows = []
-    for pos, row in enumerate(x, start=start):  # the query or key at position pos
+    for pos, row in zip(rows_at, x):  # the query or key at position pos
         values = list(row)
         rotated = list(row)
         for (first, second), theta in zip(pairs, thetas):
@@ -148,10 +175,8 @@ class RotaryAttention(SingleHeadAttention):
     base: float = field(default=10000.0, kw_only=True)
 
     def __post_init__(self) -> None:
-        if isinstance(self.d_out, int) and self.d_out % 2:
-            raise ValueError(f"RotaryAttention needs an even d_out, got d_out={self.d_out}: "
-                             f"RoPE turns the numbers of each query and key two at a time")
-        object.__setattr__(self, "base", checked_base(self.base))
+        checked_rotary_width(self.d_out, "d_out", "RotaryAttention")
+        object.__setattr__(self, "base", _checked_base_for(self.d_out, self.base))
         SingleHeadAttention.__post_init__(self)
 
     def __call__(
@@ -161,6 +186,95 @@ class RotaryAttention(SingleHeadAttention):
         queries, keys, values = self.qkv(x)  # each (n, d_out)
         pairs = rotary_pairs(self.d_out)
         thetas = _thetas(self.d_out, self.base)  # theta_i = base**(-2i/d_out)
-        queries = _rotated(queries, thetas, 0, pairs)  # row pos turned by pos * theta_i
-        keys = _rotated(keys, thetas, 0, pairs)  # the same angles: only j - i survives
+        positions = range(x.shape[0])  # row pos stands at position pos
+        queries = _rotated(queries, thetas, positions, pairs)  # turned by pos * theta_i
+        keys = _rotated(keys, thetas, positions, pairs)  # the same angles: only j - i survives
         return scaled_dot_product_attention(queries, keys, values, causal=causal, bias=bias)
+
+
+# The door's checks, after the ideas they guard: each teaches with its sentence.
+def checked_rotary_width(d: object, name: str = "d", who: str = "RoPE") -> int:
+    """d, if it is an even int >= 2: RoPE turns the numbers two at a time. `name` is the
+    argument's name, `who` what needs it (a class, or "positions='rope'").
+
+    >>> checked_rotary_width(3, "d_model")
+    Traceback (most recent call last):
+    ValueError: RoPE needs an even d_model, got d_model=3: it turns the numbers of q and k two \
+at a time, one angle theta_i per pair, so an odd one would have no partner
+    """
+    checked_size(d, name)
+    assert isinstance(d, int)  # checked_size made sure
+    if d % 2:
+        raise ValueError(f"{who} needs an even {name}, got {name}={d}: it turns the numbers "
+                         f"of q and k two at a time, one angle theta_i per pair, so an odd "
+                         f"one would have no partner")
+    return d
+
+
+def checked_position(pos: object, name: str, minimum: int = 0) -> int:
+    """pos, if it is an int from `minimum` up to 2**53 - 1: past 2**53 a float no longer
+    holds every whole number, so two neighbouring positions would share one angle."""
+    checked_size(pos, name, minimum)
+    assert isinstance(pos, int)  # checked_size made sure
+    if pos >= MAX_POSITION:
+        digits = str(pos)
+        shown = digits if len(digits) <= 24 else f"{digits[:4]}... ({len(digits)} digits)"
+        raise ValueError(f"{name} = {shown} is past 2**53 = {MAX_POSITION:,}: a float holds "
+                         f"every whole number only up to there, so neighbouring positions "
+                         f"would share one angle pos * theta_i; it must be < 2**53")
+    return pos
+
+
+def check_frequencies(frequencies: object, pairs: int, width: str = "d/2") -> None:
+    """theta_i given by hand: a Vector of one finite angle > 0 per pair (`pairs` of them,
+    `width` saying where that number comes from, e.g. "d_model/2"). Chapters 5 and 9."""
+    if not isinstance(frequencies, Vector) or len(frequencies) != pairs \
+            or not all(0 < theta < math.inf for theta in frequencies):
+        raise ValueError(f"frequencies must be a Vector of {width} = {pairs} finite angles "
+                         f"theta_i > 0, one per pair (rope_frequencies makes them), got "
+                         f"{frequencies!r:.80}")
+
+
+def _checked_positions(start: int, positions: Sequence[int] | None, rows: int) -> Sequence[int]:
+    """The position of each row: start, start + 1, ... or the given positions."""
+    checked_size(start, "start", minimum=0)
+    if positions is None:
+        last = start + rows - 1
+        if last >= MAX_POSITION:
+            checked_position(last, "start + (rows - 1)")
+        return range(start, last + 1)
+    if start != 0:
+        raise ValueError(f"give start or positions, not both (got start={start}): positions "
+                         f"already says where every row stands")
+    if isinstance(positions, (str, bytes)) or not isinstance(positions, Iterable):
+        raise TypeError(f"positions must be a list of int positions, one per row of x, got "
+                        f"{type(positions).__name__}")
+    listed = list(positions)
+    if len(listed) != rows:
+        raise ValueError(f"positions has {len(listed)} entries but x has {rows} rows: one "
+                         f"position per row (the query or key standing there)")
+    if operator.countOf(map(type, listed), int) != rows:
+        bad = next(p for p in listed if type(p) is not int)
+        raise TypeError(f"positions must be ints (whole positions), got {bad!r}")
+    if min(listed) < 0:
+        raise ValueError(f"positions count from 0, got {min(listed)}")
+    checked_position(max(listed), "a position")
+    return listed
+
+
+def _checked_base_for(d: int, base: object) -> float:
+    """A base whose largest theta_i, base**(-(d-2)/d) (under 1 when base > 1), is a float."""
+    checked = checked_base(base)
+    if -(d - 2) / d * math.log(checked) > math.log(sys.float_info.max):
+        raise ValueError(f"base={base} is so small that theta_i = base**(-2i/d) passes the "
+                         f"largest float (about 1.8e308) at d={d}: RoPE's bases are > 1 "
+                         f"(10000, 500000)")
+    return checked
+
+
+def _check_angles(last: int, fastest: float) -> None:
+    """The largest angle, last position * the largest theta_i, must be a finite float."""
+    if last * fastest == math.inf:
+        raise ValueError(f"the angle pos * theta_i = {last} * {fastest:.4g} is past the largest "
+                         f"float (about 1.8e308), so no cos or sin can be taken of it: "
+                         f"keep pos * theta_i below 1.8e308 (a theta_i near 1, as RoPE's)")

@@ -120,6 +120,87 @@ def test_yarn_keeps_20_ramps_and_divides_from_46() -> None:
     assert round(scale, 4) == 1.2773
 
 
+def _gamma(r: float, alpha: float = 1.0, beta: float = 32.0) -> float:
+    """The YaRN paper's ramp: 0 below alpha turns, 1 above beta, linear in r between."""
+    if r < alpha:
+        return 0.0
+    if r > beta:
+        return 1.0
+    return (r - alpha) / (beta - alpha)
+
+
+def test_the_papers_ramp_is_linear_in_the_turns() -> None:
+    # h(theta_i) = (1 - gamma(r)) theta_i / s + gamma(r) theta_i, r = L theta_i / (2 pi)
+    rows = frequency_table(128, original_context_length=4096, method="yarn", factor=16,
+                           ramp="paper")
+    thetas, scale = rope_frequencies(128, method="yarn", factor=16,
+                                     original_context_length=4096, ramp="paper")
+    for row, theta, default in zip(rows, thetas, _default(128)):
+        gamma = _gamma(4096 * default / (2 * math.pi))
+        expected = (1 - gamma) * default / 16 + gamma * default
+        assert math.isclose(theta, expected, rel_tol=1e-12), row
+        assert math.isclose(row.ratio, (1 - gamma) / 16 + gamma, rel_tol=1e-12), row
+    assert math.isclose(scale, 0.1 * math.log(16) + 1, rel_tol=1e-15)  # the same scale
+
+
+def test_both_ramps_keep_and_divide_the_same_pairs_but_blend_differently() -> None:
+    # the pairs with r >= 32 (i <= 20.94) are kept and those with r <= 1 (i >= 45.03)
+    # divided by both; between, the rounded ramp is linear in i, the paper's in r
+    rounded = frequency_table(128, original_context_length=4096, method="yarn", factor=16)
+    paper = frequency_table(128, original_context_length=4096, method="yarn", factor=16,
+                            ramp="paper")
+    assert [i for i in range(64) if rounded[i].ratio == 1.0] == list(range(21))
+    assert [i for i in range(64) if paper[i].ratio == 1.0] == list(range(21))
+    assert [i for i in range(64) if math.isclose(rounded[i].ratio, 1 / 16)] \
+        == list(range(46, 64))
+    assert [i for i in range(64) if math.isclose(paper[i].ratio, 1 / 16)] \
+        == list(range(46, 64))
+    # pair 33 turns 10000**(-66/128) * 4096 / (2 pi) = 5.645 times: the paper keeps
+    # gamma = 4.645 / 31 = 0.150 of it, the rounded ramp 1 - 13/26 = 1/2
+    r_33 = 4096 * 10000 ** (-66 / 128) / (2 * math.pi)
+    assert round(r_33, 3) == 5.645
+    assert math.isclose(paper[33].ratio, (1 - (r_33 - 1) / 31) / 16 + (r_33 - 1) / 31,
+                        rel_tol=1e-12)
+    assert math.isclose(rounded[33].ratio, 0.5 / 16 + 0.5, rel_tol=1e-12)
+
+
+def test_the_turns_fall_by_base_to_the_2_over_d_from_pair_to_pair() -> None:
+    # r_i = L base**(-2i/d) / (2 pi): r_i / r_(i+1) = base**(2/d), 1.1548 at d = 128
+    rows = frequency_table(128, original_context_length=4096)
+    for i in range(63):
+        assert math.isclose(rows[i].turns / rows[i + 1].turns, 10000 ** (2 / 128),
+                            rel_tol=1e-12)
+    assert round(10000 ** (2 / 128), 4) == 1.1548
+
+
+@pytest.mark.parametrize("L", [8, 100, 200])
+def test_the_rounded_ramp_keeps_pair_0_whatever_l(L: int) -> None:
+    # pair 0 (theta_0 = 1) turns L / (2 pi) times: under beta_fast = 32 for L < 201.06
+    turns = L / (2 * math.pi)
+    assert turns < 32 and round(2 * math.pi * 32, 2) == 201.06
+    rounded = frequency_table(8, original_context_length=L, method="yarn", factor=4)
+    paper = frequency_table(8, original_context_length=L, method="yarn", factor=4,
+                            ramp="paper")
+    assert rounded[0].ratio == 1.0  # Hugging Face: the ramp starts at pair 0 at the earliest
+    gamma = (turns - 1) / 31
+    assert math.isclose(paper[0].ratio, (1 - gamma) / 4 + gamma, rel_tol=1e-12)
+    assert paper[0].ratio < 1.0
+
+
+def test_lesson_18s_pair_0_is_kept_by_one_ramp_and_nearly_divided_by_the_other() -> None:
+    # d = 8, L = 8, factor 4: pair 0 turns 8 / (2 pi) = 1.273 times, just above beta_slow = 1
+    gamma = (8 / (2 * math.pi) - 1) / 31
+    assert round(gamma, 4) == 0.0088
+    rounded, _ = rope_frequencies(8, method="yarn", factor=4, original_context_length=8)
+    paper, _ = rope_frequencies(8, method="yarn", factor=4, original_context_length=8,
+                                ramp="paper")
+    assert rounded[0] == 1.0 and math.isclose(paper[0], (1 - gamma) / 4 + gamma)
+    assert round(paper[0], 4) == 0.2566  # nearly 1/4
+    for i in (1, 2, 3):  # turning under once: divided by 4 by both
+        assert math.isclose(rounded[i], 10000 ** (-i / 4) / 4, rel_tol=1e-12)
+        assert math.isclose(paper[i], 10000 ** (-i / 4) / 4, rel_tol=1e-12)
+
+
 # ---------------------------------------------------------------------------
 # Llama 3.1: d = 128, base 500000, factor 8, L = 8192, low 1, high 4
 # ---------------------------------------------------------------------------
@@ -197,7 +278,7 @@ def test_apply_rotary_refuses_frequencies_that_do_not_fit() -> None:
 
 
 @pytest.mark.parametrize("arguments, sentence", [
-    ({"d": 7}, r"even width d, got d=7"),
+    ({"d": 7}, r"even d, got d=7"),
     ({"d": 128, "method": "pi"}, r"'default', 'linear', 'ntk', 'dynamic', 'yarn', 'llama3'"),
     ({"d": 128, "method": "linear", "factor": 0.5}, r"finite number >= 1, got 0.5"),
     ({"d": 128, "factor": 4.0}, r"method='default' is plain RoPE and has no factor"),
@@ -210,6 +291,39 @@ def test_apply_rotary_refuses_frequencies_that_do_not_fit() -> None:
       "beta_fast": 1.0, "beta_slow": 32.0}, r"0 < beta_slow < beta_fast"),
     ({"d": 128, "method": "llama3", "factor": 8.0, "original_context_length": 8192,
       "low_freq_factor": 4.0, "high_freq_factor": 1.0}, r"0 < low_freq_factor < high_freq"),
+    # issue 18: degenerate values, each refused with the argument and its valid range
+    ({"d": 128, "base": 1.0, "method": "yarn", "factor": 4.0,
+      "original_context_length": 4096}, r"base > 1 .*got base=1.0"),  # ln 1 = 0 in the ramp
+    ({"d": 128, "base": 0.5, "method": "yarn", "factor": 4.0, "original_context_length": 4096,
+      "ramp": "paper"}, r"needs theta_i = base\*\*\(-2i/d\) to fall as i grows"),
+    ({"d": 128, "base": 0.5, "method": "ntk", "factor": 4.0}, r"base > 1"),
+    ({"d": 128, "method": "yarn", "factor": 4.0, "original_context_length": 4096,
+      "beta_fast": math.inf}, r"finite numbers with 0 < beta_slow < beta_fast, .*beta_fast=inf"),
+    ({"d": 128, "method": "yarn", "factor": 4.0, "original_context_length": 4096,
+      "beta_slow": -math.inf}, r"beta_slow=-inf"),
+    ({"d": 128, "method": "llama3", "factor": 4.0, "original_context_length": 4096,
+      "high_freq_factor": math.inf}, r"finite numbers with 0 < low_freq_factor"),
+    # 10000**(-126/128) / 1e306 = 1e-310: under the smallest normal float, 2.2e-308
+    ({"d": 128, "method": "linear", "factor": 1e306}, r"down to 1e-310: past what a float"),
+    # base' = 1e308 * (1e10)**(128/126): past the largest float, so theta_63 would be 0
+    ({"d": 128, "base": 1e308, "method": "ntk", "factor": 1e10}, r"factor=1e\+10 .*past what"),
+    # 1e300 * 2**52 overflows: the dynamic base would be inf
+    ({"d": 128, "method": "dynamic", "factor": 1e300, "original_context_length": 1,
+      "seq_len": 2**52}, r"down to 0: past what a float holds"),
+    ({"d": 128, "method": "linear", "factor": 4.0, "beta_fast": 32.0},
+     r"method='linear' does not read beta_fast: it reads factor"),
+    ({"d": 128, "method": "linear", "factor": 4.0, "original_context_length": 2048},
+     r"does not read original_context_length"),
+    ({"d": 128, "method": "ntk", "factor": 4.0, "ramp": "paper"}, r"does not read ramp"),
+    ({"d": 128, "method": "llama3", "factor": 8.0, "original_context_length": 8192,
+      "beta_slow": 2.0}, r"'llama3' does not read beta_slow"),
+    ({"d": 128, "method": "yarn", "factor": 8.0, "original_context_length": 8192,
+      "low_freq_factor": 2.0}, r"'yarn' does not read low_freq_factor"),
+    ({"d": 128, "method": "ntk", "factor": 2.0, "seq_len": 4096}, r"does not read seq_len"),
+    ({"d": 128, "method": "yarn", "factor": 4.0, "original_context_length": 4096,
+      "ramp": "hf"}, r"ramp must be 'rounded' .* or 'paper'"),
+    ({"d": 128, "method": "dynamic", "factor": 4.0, "original_context_length": 2048,
+      "seq_len": 2**53 + 1}, r"seq_len = 9007199254740993 is past 2\*\*53"),
 ])
 def test_each_mistake_ends_in_a_sentence(arguments: dict[str, Any], sentence: str) -> None:
     with pytest.raises(ValueError, match=sentence):
@@ -225,6 +339,34 @@ def test_wrong_types_name_the_argument() -> None:
         frequency_table(128, original_context_length=0)
     with pytest.raises(ValueError, match="needs original_context_length"):
         frequency_table(128, original_context_length=None)  # type: ignore[arg-type]
+
+
+def test_a_typo_in_d_is_refused_with_the_memory_it_would_need() -> None:
+    # d = 10**10: d/2 = 5 * 10**9 numbers, at 32 bytes each 1.6 * 10**11 bytes = 160 GB
+    assert 10**10 // 2 * 32 == 160 * 10**9
+    for call in (lambda: rope_frequencies(10**10),
+                 lambda: frequency_table(10**10, original_context_length=8),
+                 lambda: decay_bound([1], 10**10)):
+        with pytest.raises(ValueError, match=r"d/2 = 5,000,000,000 angles theta_i, about "
+                                             r"160 GB at ~32 bytes a number"):
+            call()
+
+
+def test_extreme_but_finite_values_still_work() -> None:
+    # 10000**(-126/128) / 1e300 = 1.15e-304: small, but a normal float
+    thetas, _ = rope_frequencies(128, method="linear", factor=1e300)
+    assert math.isclose(thetas[63], 10000 ** (-126 / 128) / 1e300, rel_tol=1e-12)
+    # base 1e-300 < 1 is allowed where nothing ramps: theta_1 = (1e-300)**(-1/2) = 1e150
+    assert math.isclose(rope_frequencies(4, base=1e-300)[0][1], 1e150, rel_tol=1e-12)
+    # a method's defaults may be given explicitly: the same numbers
+    assert rope_frequencies(128, method="yarn", factor=4.0, original_context_length=4096) \
+        == rope_frequencies(128, method="yarn", factor=4.0, original_context_length=4096,
+                            beta_fast=32.0, beta_slow=1.0, ramp="rounded")
+
+
+def test_decay_bound_refuses_distances_no_float_can_hold() -> None:
+    with pytest.raises(ValueError, match=r"each distance r = 9007199254740992 is past 2\*\*53"):
+        decay_bound([2**53], 8)
 
 
 # ---------------------------------------------------------------------------

@@ -30,7 +30,7 @@ ALLOWED_IMPORTS = {
     "attention": {"arrays", "broadcast", "checks"},
     "rotary": {"arrays", "checks", "attention"},
     "relative": {"arrays", "batch", "broadcast", "checks", "embedding"},
-    "context": {"arrays", "checks"},  # past the context window (stands on chapter 5's idea)
+    "context": {"arrays", "checks", "rotary"},  # past the context window: chapter 5's theta_i
     "pipeline": {"arrays", "checks", "display", "tokenizer", "embedding", "positional",
                  "attention", "rotary", "relative"},
     "__main__": {"pipeline", "train"},

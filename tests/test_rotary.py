@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from minipe import Matrix, Vector, allclose, apply_rotary, rotary_pairs
+from minipe.rotary import check_frequencies, checked_rotary_width, rotary_thetas
 
 FOUR_DECIMALS = 5e-5  # the issue rounds to 4 decimals
 
@@ -166,11 +167,50 @@ def test_the_input_is_left_as_it_was() -> None:
     assert x.tolist() == rows
 
 
+def test_positions_put_each_row_where_it_stands() -> None:
+    x = Matrix(_random_rows(3, 4, seed=7))
+    placed = apply_rotary(x, positions=[5, 0, 2])  # a packed batch restarts at 0
+    for r, pos in enumerate([5, 0, 2]):
+        assert allclose(placed[r], complex_rope(x[r].tolist(), pos), rel_tol=1e-12,
+                        abs_tol=1e-12)
+    assert apply_rotary(x, positions=[4, 5, 6]) == apply_rotary(x, start=4)
+
+
+def test_the_thetas_are_chapter_5s_formula() -> None:
+    # theta_i = base**(-2i/d): 1, 10000**(-1/3), 10000**(-2/3) at d = 6
+    assert allclose(rotary_thetas(6), [1.0, 10000 ** (-1 / 3), 10000 ** (-2 / 3)],
+                    rel_tol=1e-15, abs_tol=0.0)
+    assert rotary_thetas(4, 500000.0).tolist() == [1.0, 500000.0 ** -0.5]
+
+
+def test_a_position_near_2_to_the_53_costs_what_position_1_costs() -> None:
+    # no table of positions: the last whole number below 2**53, turned by theta_0 = 1
+    pos = 2**53 - 1
+    turned = apply_rotary(Matrix([[1.0, 0.0]]), start=pos)[0]
+    assert allclose(turned, [math.cos(float(pos)), math.sin(float(pos))], rel_tol=1e-12,
+                    abs_tol=1e-12)
+
+
+def test_past_2_to_the_53_two_positions_share_one_float() -> None:
+    # why MAX_POSITION: 2**53 + 1 is not a float, so it rounds to 2**53 (and so its angle)
+    assert float(2**53 + 1) == float(2**53) and float(2**53 - 1) != float(2**53)
+
+
+def test_a_huge_theta_is_used_while_its_angle_is_a_float() -> None:
+    x = Matrix([[1.0, 0.0], [1.0, 0.0]])
+    # positions 0 and 1: angles 0 and 1e308, both floats
+    turned = apply_rotary(x, frequencies=Vector([1e308]))
+    assert turned[1].tolist() == [math.cos(1e308), math.sin(1e308)]
+    with pytest.raises(ValueError, match=r"pos \* theta_i = 2 \* 1e\+308 is past the "
+                                         r"largest float"):
+        apply_rotary(x, start=1, frequencies=Vector([1e308]))  # 2 * 1e308 = inf
+
+
 # --- bad input ------------------------------------------------------------------
 
 @pytest.mark.parametrize("call, error, words", [
     (lambda: apply_rotary(Matrix([[1, 2, 3]])), ValueError,
-     "RoPE needs an even width d, got d=3"),
+     "RoPE needs an even d, got d=3"),
     (lambda: apply_rotary(Matrix([[1, 2]]), layout="neox"), ValueError,
      r"layout must be 'interleaved' .* or 'half' .*; got 'neox'"),
     (lambda: apply_rotary(Matrix([[1, 2]]), start=-1), ValueError, "start must be >= 0, got -1"),
@@ -186,6 +226,31 @@ def test_the_input_is_left_as_it_was() -> None:
     (lambda: apply_rotary(Matrix([[math.inf, math.inf]]), start=1), ValueError,
      r"Matrix rows\[0\]\[0\] is NaN \(inf - inf"),  # inf cos 1 - inf sin 1
     (lambda: rotary_pairs(0), ValueError, "d must be >= 1, got 0"),
+    # positions past 2**53: two neighbours would be one float, so one angle
+    (lambda: apply_rotary(Matrix([[1, 2]]), start=2**53), ValueError,
+     r"start \+ \(rows - 1\) = 9007199254740992 is past 2\*\*53 = 9,007,199,254,740,992"),
+    (lambda: apply_rotary(Matrix([[1, 2], [3, 4]]), start=2**53 - 1), ValueError,
+     r"= 9007199254740992 is past 2\*\*53"),
+    (lambda: apply_rotary(Matrix([[1, 2]]), positions=[10**400]), ValueError,
+     r"a position = 1000\.\.\. \(401 digits\) is past 2\*\*53"),
+    (lambda: apply_rotary(Matrix([[1, 2]]), positions=[-1]), ValueError,
+     "positions count from 0, got -1"),
+    (lambda: apply_rotary(Matrix([[1, 2]]), positions=[0, 1]), ValueError,
+     "positions has 2 entries but x has 1 rows"),
+    (lambda: apply_rotary(Matrix([[1, 2]]), positions=[0.5]),  # type: ignore[list-item]
+     TypeError,
+     "positions must be ints"),
+    (lambda: apply_rotary(Matrix([[1, 2]]), start=3, positions=[0]), ValueError,
+     "give start or positions, not both"),
+    # 1e-320**(-98/100) = 1e313: past the largest float
+    (lambda: apply_rotary(Matrix([[1.0] * 100]), base=1e-320), ValueError,
+     r"base=1e-320 is so small that theta_i = base\*\*\(-2i/d\) passes the largest float"),
+    (lambda: rotary_thetas(5), ValueError, "RoPE needs an even d, got d=5"),
+    (lambda: checked_rotary_width(7, "d_model", "TinyModel"), ValueError,
+     "TinyModel needs an even d_model, got d_model=7: it turns"),
+    (lambda: check_frequencies(Vector([1.0, math.inf]), 2, "d_model/2"), ValueError,
+     "frequencies must be a Vector of d_model/2 = 2 finite angles theta_i > 0"),
+    (lambda: check_frequencies([1.0, 0.1], 2), ValueError, "must be a Vector"),
 ])
 def test_bad_input_is_explained(call: Any, error: type[Exception], words: str) -> None:
     with pytest.raises(error, match=words):

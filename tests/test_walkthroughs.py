@@ -56,14 +56,6 @@ def _rope_score(q: list[float], k: list[float], offset: int) -> float:
 ROPE_Q, ROPE_K = [1.0, 2.0, 3.0, 4.0], [0.5, -1.0, 2.0, 1.0]  # lesson 11's q and k
 
 
-def _pair_row(i: int, theta: float, default: float, L: int) -> str:
-    """Lesson 14's row for pair i: theta_i, wavelength 2 pi / theta_i, turns L / wavelength,
-    theta_i / default theta_i."""
-    wavelength = 2 * math.pi / theta
-    turns = L / wavelength
-    return f"   {i:4} {theta:10.6f} {wavelength:12.1f} {turns:12.3f} {theta / default:10.4f}"
-
-
 def _roformer_bound(r: int, d: int = 128, base: float = 10000.0) -> float:
     """RoFormer 3.4.3: (1/(d/2)) sum_{j=1}^{d/2} |sum_{k<j} e^{i r theta_k}|, in complex numbers."""
     turns = [cmath.exp(1j * r * base ** (-2 * k / d)) for k in range(d // 2)]
@@ -79,7 +71,34 @@ def _llama3_counts() -> tuple[int, int, int]:
     return kept, 64 - kept - divided, divided
 
 
+def _side_row(i: int, default: float, theta: float, L: int, s: float) -> str:
+    """Lesson 14's pair i beside its default: wavelength and turns inside L as trained;
+    wavelength and turns inside s L stretched; and theta / default."""
+    wavelength, default_wavelength = 2 * math.pi / theta, 2 * math.pi / default
+    return (f"   {i:4} {default_wavelength:11.1f} {L / default_wavelength:12.3f}    "
+            f"{wavelength:11.1f} {s * L / wavelength:12.3f} {theta / default:8.4f}")
+
+
+def _yarn_row(i: int) -> str:
+    """Lesson 14's YaRN row (d = 128, L = 4096, factor 16): the default wavelength, the
+    turns r inside L, and the ratio with each ramp, worked from each rule."""
+    theta = 10000 ** (-2 * i / 128)
+    r = 4096 * theta / (2 * math.pi)
+    ramp = min(max((i - 20) / (46 - 20), 0.0), 1.0)  # Hugging Face: linear in i
+    gamma = min(max((r - 1) / 31, 0.0), 1.0)  # the paper: linear in r
+    return (f"   {i:4} {2 * math.pi / theta:11.1f} {r:11.3f} "
+            f"{ramp / 16 + (1 - ramp):14.4f} {(1 - gamma) / 16 + gamma:14.4f}")
+
+
+def _llama3_ratio(i: int) -> float:
+    """Llama 3.1's ratio for a smoothed pair: (1 - smooth) / 8 + smooth."""
+    smooth = (8192 / (2 * math.pi * math.pow(500000, 2 * i / 128)) - 1) / (4 - 1)
+    return (1 - smooth) / 8 + smooth
+
+
 NTK_THETA_63 = (10000 * 4 ** (128 / 126)) ** (-126 / 128)  # base' = base * 4**(d/(d-2))
+R_33 = 4096 * 10000 ** (-66 / 128) / (2 * math.pi)  # lesson 14's pair 33: turns inside L
+YARN_GAMMA_0 = (8 / (2 * math.pi) - 1) / (32 - 1)  # lesson 18's pair 0 on the paper's ramp
 YARN_SCALE = 0.1 * math.log(16) + 1  # YaRN's sqrt(1/t) for factor 16
 DISTANCES = [0, 1, 5, 10, 20, 50, 100, 200, 500, 1000, 2000]
 
@@ -241,15 +260,31 @@ KEY_NUMBERS: dict[str, list[str]] = {
         f"2047 * theta_63 = {2047 * 10000 ** (-126 / 128):.4f} rad",  # 0.2364, the issue's
         "equals q at position 1500, plain? True",  # 6000 / 4 = 1500
         f"base' = 10000 * 4^(128/126) = {10000 * 4 ** (128 / 126):,.2f}",  # 40,889.94
-        _pair_row(0, 1.0, 1.0, 2048),  # NTK: the fastest pair unchanged
-        _pair_row(63, NTK_THETA_63, 10000 ** (-126 / 128), 2048),  # the slowest / 4
-        # dynamic at seq_len 8192: base * (4 * 8192 / 2048 - 3)**(d/(d-2)): the slowest / 13
-        f"reading  8192 tokens: pair 63 ratio {1 / 13:.4f}",
-        # YaRN d = 128, L = 4096, factor 16: floor 20.94 = 20, ceil 45.03 = 46, ramp between
-        "Pairs 0..20 made 32 turns",
-        _pair_row(20, 10000 ** (-40 / 128), 10000 ** (-40 / 128), 4096),  # kept
-        _pair_row(33, 10000 ** (-66 / 128) * (0.5 + 0.5 / 16), 10000 ** (-66 / 128), 4096),
-        _pair_row(46, 10000 ** (-92 / 128) / 16, 10000 ** (-92 / 128), 4096),  # divided
+        # NTK beside the default: pair 0 unchanged, pair 63 / 4 turns in 4L as it did in L
+        _side_row(0, 1.0, 1.0, 2048, 4),
+        _side_row(63, 10000 ** (-126 / 128), NTK_THETA_63, 2048, 4),
+        # dynamic at seq_len 8192: base * g**(d/(d-2)), g = 4 * 8192 / 2048 - 3 = 13: the
+        # slowest theta is base**(-126/128) * g**(-1), 1/13 of the default
+        f"g = 4*8192/2048 - 3 = 13, 1/g = {1 / 13:.4f}; pair 63 ratio {1 / 13:.4f}",
+        f"g = 4*4096/2048 - 3 =  5, 1/g = {1 / 5:.4f}; pair 63 ratio {1 / 5:.4f}",
+        # YaRN d = 128, L = 4096, factor 16: floor 20.94 = 20, ceil 45.03 = 46; Hugging
+        # Face's ramp is linear in i between, the paper's gamma(r) in the turns r
+        *(_yarn_row(i) for i in (0, 20, 21, 25, 33, 40, 45, 46, 63)),
+        "rounded ramp: keeps 0..20, blends 21..45, divides 46..63",
+        "paper's ramp: keeps 0..20, blends 21..45, divides 46..63",
+        "The same pairs kept and divided by both? True",
+        f"(r = 32 at i = {128 * math.log(4096 / (64 * math.pi)) / (2 * math.log(1e4)):.2f},",
+        f"(r = 1 at i = {128 * math.log(4096 / (2 * math.pi)) / (2 * math.log(1e4)):.2f},",
+        f"r falls {10000 ** (2 / 128):.4f} times",  # theta_(i+1) / theta_i = base**(-2/d)
+        # pair 33: r = 4096 * 10000**(-66/128) / (2 pi); gamma = (r - 1) / 31; ramp 13/26
+        f"pair 33 (r = {R_33:.3f}) gets ratio {(1 - (R_33 - 1) / 31) / 16 + (R_33 - 1) / 31:.4f}"
+        " from the",
+        f"paper's ramp and {0.5 / 16 + 0.5:.4f} from the rounded one",
+        _side_row(20, 10000 ** (-40 / 128), 10000 ** (-40 / 128), 4096, 16),  # kept
+        _side_row(46, 10000 ** (-92 / 128), 10000 ** (-92 / 128) / 16, 4096, 16),  # divided
+        # Llama 3.1 beside the default (base 500000, L = 8192): pair 29, smoothed with
+        # smooth = (L / wavelength - 1) / 3 between divided (1/8) and kept (1)
+        _side_row(29, 500000 ** (-58 / 128), 500000 ** (-58 / 128) * _llama3_ratio(29), 8192, 8),
         f"multiplied by {YARN_SCALE:.4f} (0.1 ln 16 + 1)",  # 1.2773
         f"by {YARN_SCALE ** 2:.4f}:",
         # Llama 3.1: 29 kept, 6 smoothed, 29 divided
@@ -303,10 +338,16 @@ KEY_NUMBERS: dict[str, list[str]] = {
     "18_train_short_test_long.py": [
         # d = 8, L = T = 8, factor 4; turns in 8 = 8 theta_i / (2 pi), theta_i = 10000**(-i/4)
         # PI: every ratio 1/4. NTK: base' = 10000 * 4**(8/6), ratio 4**(-i/3): 1, 0.63, 0.397, 1/4
-        # YaRN: only pair 0 turns more than once (8 / 2 pi = 1.27): pair 0 kept, the rest / 4
+        # YaRN: only pair 0 turns more than once (8 / 2 pi = 1.27): Hugging Face's ramp keeps
+        # it (the ramp starts at pair 0); the paper's blends it, gamma = (1.27 - 1) / 31
         *(f"   {i:4} {10000 ** (-i / 4):12.4f} {8 * 10000 ** (-i / 4) / (2 * math.pi):11.3f}  "
-          f"{0.25:8.4f}{4 ** (-i / 3):8.4f}{1.0 if i == 0 else 0.25:8.4f}" for i in range(4)),
-        f"multiplies q and k by {0.1 * math.log(4) + 1:.4f}",  # YaRN: 0.1 ln 4 + 1
+          f"{0.25:8.4f}{4 ** (-i / 3):8.4f}{1.0 if i == 0 else 0.25:8.4f}"
+          f"{(1 - YARN_GAMMA_0) / 4 + YARN_GAMMA_0 if i == 0 else 0.25:8.4f}" for i in range(4)),
+        f"Pair 0 turns r = {8 / (2 * math.pi):.3f} times",
+        f"gamma = (r - 1) / 31 = {YARN_GAMMA_0:.4f}, so nearly divided (ratio "
+        f"{(1 - YARN_GAMMA_0) / 4 + YARN_GAMMA_0:.4f})",
+        "it keeps pair 0 whole (ratio 1.0000)",
+        f"q and k by {0.1 * math.log(4) + 1:.4f}.",  # YaRN: 0.1 ln 4 + 1, both ramps
         f"1/8 = {1 / 8:.1%}",  # a guess among 8 token kinds
         f"2 pi = {2 * math.pi:.2f} positions",  # pair 0's wavelength, theta_0 = 1
         # where pair 0 is back at the angle of r = 2: 2 + 2 pi k
@@ -576,6 +617,21 @@ def test_lesson_18_reports_what_carries_past_t() -> None:
     assert abs(peak - 8) <= 1, peak
     tuned = [_percent(line, "-> ") for line in lines if "at positions 8..31:" in line]
     assert len(tuned) == 2 and tuned[0] >= 0.90 and tuned[1] <= 0.35, tuned
+    # YaRN's paper ramp at 4T: "about as much harm as PI" (within 5 points of PI, all
+    # targets and past T) and far below Hugging Face's ramp, which it printed beside
+    ramps = next(line for line in lines if line.strip().startswith("paper's ramp"))
+    paper_all, paper_past, rounded_all, rounded_past = [
+        float(part.split("%")[0]) / 100 for part in
+        ramps.replace("(", " ").replace(")", " ").split() if part.endswith("%")]
+    pi_all, pi_past = tables["previous-token"]["PI"][2:]
+    assert abs(paper_all - pi_all) <= 0.05 and abs(paper_past - pi_past) <= 0.05, ramps
+    assert [rounded_all, rounded_past] == tables["previous-token"]["YaRN"][2:]
+    assert rounded_past - paper_past >= 0.5, ramps
+    assert f"fell with it ({paper_past:.1%})" in "\n".join(lines)
+    # the figure's NTK curve is within the printed gap of as is: a small one
+    gap = float(next(line for line in lines if "NTK scores differ from as is" in line)
+                .split("at most ")[1].split()[0])
+    assert gap < 1.0, gap
 
 
 def test_lesson_07_both_heads_learn_on_4_tokens() -> None:

@@ -18,6 +18,7 @@ from lesson import Lesson
 
 from minipe import (
     Matrix,
+    PairFrequency,
     allclose,
     apply_rotary,
     decay_bound,
@@ -29,6 +30,27 @@ from minipe import (
 from minipe.plot import LineChart
 
 HEADER = "      i    theta_i   wavelength   turns in L   ratio to default"
+SIDE_BY_SIDE = ("         default theta_i, inside L    stretched theta_i, inside sL\n"
+                "      i  wavelength   turns in L     wavelength  turns in sL    ratio")
+
+
+def side_by_side(default: PairFrequency, stretched: PairFrequency, factor: float) -> str:
+    """Pair i as trained (its turns inside L) and stretched (its turns inside s L, the
+    longer text): a method that divides theta_i by s keeps the turns the same."""
+    turns_sL = factor * stretched.turns  # s L / wavelength: turns inside the longer text
+    return (f"   {default.i:4} {default.wavelength:11.1f} {default.turns:12.3f}    "
+            f"{stretched.wavelength:11.1f} {turns_sL:12.3f} {stretched.ratio:8.4f}")
+
+
+def spans(indices: list[int]) -> str:
+    """Pair indices as runs: [0, 1, 2, 5] -> '0..2, 5' ('none' if empty)."""
+    runs: list[str] = []
+    for i in indices:
+        if runs and int(runs[-1].split("..")[-1]) == i - 1:
+            runs[-1] = f"{runs[-1].split('..')[0]}..{i}"
+        else:
+            runs.append(str(i))
+    return ", ".join(runs) or "none"
 
 # %% The pairs a model trained on 2048 positions has seen
 if __name__ == "__main__":
@@ -70,34 +92,66 @@ if __name__ == "__main__":
 
     ntk = frequency_table(d, original_context_length=L, method="ntk", factor=4)
     print(f"base' = 10000 * 4^(128/126) = {10000 * 4 ** (128 / 126):,.2f}")
-    print(HEADER)
-    for row in (ntk[i] for i in (0, 1, 20, 40, 63)):
-        print(f"   {row.i:4} {row.theta:10.6f} {row.wavelength:12.1f} {row.turns:12.3f}"
-              f" {row.ratio:10.4f}")
+    print(SIDE_BY_SIDE.replace("sL", "4L"))
+    for i in (0, 1, 20, 40, 63):
+        print(side_by_side(rows[i], ntk[i], 4))
     # ratio 1.0000 at pair 0, 0.2500 at pair 63
-    print("The fastest pair keeps its speed (neighbours stay as far apart), the")
-    print("slowest is divided by exactly 4, and the pairs between by less.")
+    print("Each stretched pair is read against the text it turns in, 4L = 8192: pair 0")
+    print("keeps its speed (neighbours stay as far apart), pair 63 is divided by exactly")
+    print("4 and turns in 8192 what it turned in 2048; the pairs between, by less.")
+    print("Dynamic NTK: base' = base * g^(d/(d-2)), g = factor * n / L - (factor - 1),")
+    print("n = max(seq_len, L). Pair 63's theta, base'^(-126/128), is then the default's")
+    print("times g^(-(128/126)(126/128)) = 1/g:")
     for seq_len in (2048, 4096, 8192):
         dynamic, _ = rope_frequencies(d, method="dynamic", factor=4,
                                       original_context_length=L, seq_len=seq_len)
-        print(f"   dynamic NTK, reading {seq_len:5} tokens: pair 63 ratio "
-              f"{dynamic[63] / rows[63].theta:.4f}")
-    print("Dynamic NTK leaves the model as it was until the text outgrows L.")
+        g = 4 * max(seq_len, L) / L - (4 - 1)
+        print(f"   seq_len {seq_len}: g = 4*{max(seq_len, L)}/{L} - 3 = {g:2g}, "
+              f"1/g = {1 / g:.4f}; pair 63 ratio {dynamic[63] / rows[63].theta:.4f}")
+    print("Dynamic NTK leaves the model as it was until the text outgrows L (g = 1).")
 
 # %% YaRN: pair by pair, by how often each pair turns inside L
 if __name__ == "__main__":
     lesson.stage("YaRN (Peng et al. 2023): d = 128, L = 4096, factor 16")
 
-    yarn = frequency_table(d, original_context_length=4096, method="yarn", factor=16)
+    plain = frequency_table(d, original_context_length=4096)  # r: turns inside L = 4096
+    rounded = frequency_table(d, original_context_length=4096, method="yarn", factor=16)
+    paper = frequency_table(d, original_context_length=4096, method="yarn", factor=16,
+                            ramp="paper")
     scale = rope_frequencies(d, method="yarn", factor=16, original_context_length=4096)[1]
-    print(HEADER)
-    for row in (yarn[i] for i in (0, 20, 21, 33, 45, 46, 63)):
-        print(f"   {row.i:4} {row.theta:10.6f} {row.wavelength:12.1f} {row.turns:12.3f}"
-              f" {row.ratio:10.4f}")
-    unchanged = sum(1 for row in yarn if row.ratio == 1.0)
-    print(f"Pairs 0..{unchanged - 1} made 32 turns or more inside 4096 positions with the")
-    print("default theta_i (turns / ratio): kept. From pair 46 on (under one turn)")
-    print("they are divided by 16, and a straight ramp joins the two.")
+    print("The thresholds read the default theta_i's turns r inside L = 4096: kept")
+    print("where r >= beta_fast = 32, divided by 16 where r <= beta_slow = 1.")
+    print("      i  wavelength   r in 4096   rounded ramp   paper's ramp   (ratio)")
+    for i in (0, 20, 21, 25, 33, 40, 45, 46, 63):
+        print(f"   {i:4} {plain[i].wavelength:11.1f} {plain[i].turns:11.3f} "
+              f"{rounded[i].ratio:14.4f} {paper[i].ratio:14.4f}")
+    for name, table in (("rounded ramp", rounded), ("paper's ramp", paper)):
+        kept = [row.i for row in table if row.ratio == 1.0]
+        divided = [row.i for row in table if math.isclose(row.ratio, 1 / 16)]
+        blended = [row.i for row in table if row.i not in kept + divided]
+        print(f"   {name}: keeps {spans(kept)}, blends {spans(blended)}, "
+              f"divides {spans(divided)}")
+    at_fast, at_slow = (d * math.log(4096 / (2 * math.pi * r)) / (2 * math.log(10000))
+                        for r in (32, 1))  # the real i where r = 32 and r = 1
+    same = all((a.ratio == 1.0) == (b.ratio == 1.0)
+               and math.isclose(a.ratio, 1 / 16) == math.isclose(b.ratio, 1 / 16)
+               for a, b in zip(rounded, paper))
+    print(f"The same pairs kept and divided by both? {same}. Between, the rounded ramp is")
+    print(f"linear in the pair index i, from pair {math.floor(at_fast)} (r = 32 at i = "
+          f"{at_fast:.2f}, rounded down)")
+    print(f"to {math.ceil(at_slow)} (r = 1 at i = {at_slow:.2f}, rounded up); the paper's "
+          f"gamma(r) = (r - 1) / 31")
+    print(f"is linear in the turns r, and r falls {10000 ** (2 / 128):.4f} times from one "
+          f"pair to the next.")
+    print(f"So the two part: pair 33 (r = {plain[33].turns:.3f}) gets ratio {paper[33].ratio:.4f}"
+          f" from the")
+    print(f"paper's ramp and {rounded[33].ratio:.4f} from the rounded one (Hugging Face's, "
+          f"minipe's default).")
+    print(SIDE_BY_SIDE.replace("sL", "16L"))
+    for i in (20, 33, 46):
+        print(side_by_side(plain[i], rounded[i], 16))
+    print("(rounded ramp) A kept pair turns 16 times as often in 16L; a divided one as")
+    print("often as it did in L.")
     print(f"And q and k are multiplied by {scale:.4f} (0.1 ln 16 + 1), so every score")
     print(f"by {scale ** 2:.4f}: the rule the YaRN paper recommends for LLaMA models.")
 
@@ -115,10 +169,11 @@ if __name__ == "__main__":
     print(f"wavelength over 8192 / 1 = 8192:  {len(divided)} pairs divided by 8 "
           f"({divided[0]}..{divided[-1]})")
     print(f"between: {len(smoothed)} pairs smoothed")
-    print(HEADER)
+    default_8192 = frequency_table(d, base=500000.0, original_context_length=8192)
+    print("The thresholds read the default wavelengths; stretched, pair by pair:")
+    print(SIDE_BY_SIDE.replace("sL", "8L"))
     for row in smoothed:
-        print(f"   {row.i:4} {row.theta:10.6f} {row.wavelength:12.1f} {row.turns:12.3f}"
-              f" {row.ratio:10.4f}")
+        print(side_by_side(default_8192[row.i], row, 8))
     # 29 kept, 6 smoothed (29..34), 29 divided
 
 # %% RoFormer's long-term decay, and a larger base
@@ -135,7 +190,7 @@ if __name__ == "__main__":
     higher = all(b > a for a, b in zip(list(small)[1:], list(large)[1:]))
     print(f"base 500000 above base 10000 at every r > 0 shown? {higher}")
     print("The bound falls with r, not steadily (see 1000 -> 2000 at both bases),")
-    print("and a larger base makes it fall more slowly: the slow pairs turn less.")
+    print("and the larger base, whose pairs turn slower, stays above at each r > 0 shown.")
     print("It is an upper bound on |q . k|, not the score a trained model makes.")
     print("Barbero et al. (2024, 'Round and Round We Go!') argue that this decay is")
     print("not why RoPE works: in a trained model (Gemma 7B) they find the fastest")

@@ -37,11 +37,16 @@ NAMES = {"default": "as is", "linear": "PI", "ntk": "NTK", "yarn": "YaRN"}
 VOCAB, D, T = 8, 8, 8  # 8 token kinds, d_model = 8 (4 pairs), trained on 8 tokens
 
 
-def stretched(model: TinyModel, method: str, n: int) -> TinyModel:
-    """The model reading n tokens: its RoPE stretched by factor n / T (as is: unchanged)."""
+def stretched(model: TinyModel, method: str, n: int, ramp: str = "rounded") -> TinyModel:
+    """The model reading n tokens: its RoPE stretched by factor n / T (as is: unchanged).
+    YaRN reads the training length L = T, and its ramp: Hugging Face's or the paper's."""
     if method == "default" or n == T:
         return model
-    thetas, scale = rope_frequencies(D, method=method, factor=n / T, original_context_length=T)
+    if method == "yarn":
+        thetas, scale = rope_frequencies(D, method=method, factor=n / T,
+                                         original_context_length=T, ramp=ramp)
+    else:
+        thetas, scale = rope_frequencies(D, method=method, factor=n / T)
     return model.with_frequencies(thetas, attention_scale=scale)
 
 
@@ -100,18 +105,28 @@ if __name__ == "__main__":
 if __name__ == "__main__":
     lesson.stage("The four pairs, reading 4T = 32 tokens (factor 4, L = T = 8)")
 
-    print("   pair  default theta  turns in 8  ratio to default: PI, NTK, YaRN")
+    print("   pair  default theta  turns in 8  ratio to default: PI, NTK, YaRN, YaRN paper")
     tables = {method: frequency_table(D, original_context_length=T, method=method,
                                       factor=1.0 if method == "default" else 4.0)
               for method in METHODS}
+    paper = frequency_table(D, original_context_length=T, method="yarn", factor=4.0,
+                            ramp="paper")
     for i, row in enumerate(tables["default"]):
         ratios = "".join(f"{tables[method][i].ratio:8.4f}" for method in METHODS[1:])
-        print(f"   {i:4} {row.theta:12.4f} {row.turns:11.3f}  {ratios}")
+        print(f"   {i:4} {row.theta:12.4f} {row.turns:11.3f}  {ratios}{paper[i].ratio:8.4f}")
     yarn_scale = rope_frequencies(D, method="yarn", factor=4.0, original_context_length=T)[1]
+    turns_0 = tables["default"][0].turns  # 8 / (2 pi): pair 0's turns in 8 positions
+    gamma_0 = (turns_0 - 1) / (32 - 1)  # the paper's gamma(r), beta_slow 1, beta_fast 32
     print("PI divides every pair by 4. NTK (base' = 10000 * 4^(8/6)) keeps pair 0 and")
-    print("divides pair 3 by 4. YaRN counts turns inside L: only pair 0 turns more than")
-    print("once in 8 positions (beta_slow = 1), none 32 times (beta_fast), so it keeps")
-    print(f"pair 0 and divides the rest; it also multiplies q and k by {yarn_scale:.4f}.")
+    print("divides pair 3 by 4. YaRN reads the turns r inside L = 8: pairs 1..3 turn")
+    print(f"less than once (beta_slow = 1), divided by 4. Pair 0 turns r = {turns_0:.3f} times,")
+    print("between beta_slow = 1 and beta_fast = 32: on the paper's ramp, blended with")
+    print(f"gamma = (r - 1) / 31 = {gamma_0:.4f}, so nearly divided (ratio "
+          f"{paper[0].ratio:.4f}). Hugging")
+    print("Face's ramp (minipe's default) is linear in the pair index and starts at")
+    kept_0 = tables["yarn"][0].ratio
+    print(f"pair 0 at the earliest, so it keeps pair 0 whole (ratio {kept_0:.4f}). Both multiply")
+    print(f"q and k by {yarn_scale:.4f}.")
 
 # %% Accuracy at T, 2T and 4T
 if __name__ == "__main__":
@@ -121,6 +136,7 @@ if __name__ == "__main__":
     print("brackets, only the targets at positions 8 and later, past training.")
     print("(As is, a causal query before position 8 sees what training showed it.)")
     accuracies: dict[tuple[str, str, int], float] = {}  # past T only
+    wholes: dict[tuple[str, str], float] = {}  # all targets at 4T
     for task in TASKS:
         at_T = shares_right(heads[task], task, T)[0]
         print(f"   {task}: at T = 8 {at_T:.1%}; reading more, stretched by n / 8:")
@@ -130,9 +146,18 @@ if __name__ == "__main__":
             for n in (2 * T, 4 * T):
                 share, past = shares_right(stretched(heads[task], method, n), task, n)
                 accuracies[task, method, n] = past
+                wholes[task, method] = share
                 cells += f"   {share:6.1%} ({past:6.1%})"
             print(f"      {NAMES[method]:6}  {cells}")
     print(f"A guess among 8 token kinds is right 1/8 = {1 / 8:.1%} of the time.")
+    share, past = shares_right(stretched(heads["previous-token"], "yarn", 4 * T, "paper"),
+                               "previous-token", 4 * T)
+    accuracies["previous-token", "yarn paper", 4 * T] = past
+    print("previous-token at 4T = 32, YaRN with the paper's ramp (pair 0 nearly divided):")
+    print(f"   paper's ramp {share:6.1%} ({past:6.1%});   Hugging Face's "
+          f"{wholes['previous-token', 'yarn']:6.1%} "
+          f"({accuracies['previous-token', 'yarn', 4 * T]:6.1%})")
+    print("Slowing pair 0 alone did about as much harm as PI's slowing of every pair.")
 
 # %% Why: the score of each distance
 if __name__ == "__main__":
@@ -161,7 +186,7 @@ if __name__ == "__main__":
     print("All of them past 7: in training the repeats never stood next to the")
     print("right key, so nothing taught the head to score them lower. Where the")
     print("peak stands only a little above them, the tokens' own part of the score")
-    print("decides which key wins.")
+    print("can decide which key wins.")
     pi_peak = max(distances, key=lambda r: by_method["copy-back"]["linear"][r])
     print(f"With PI (factor 4) copy-back's scores peak at r = {pi_peak} instead: the head")
     print("learned angles, and PI makes each distance turn a quarter as far.")
@@ -190,13 +215,20 @@ if __name__ == "__main__":
     print(f"place, with pair 0 turning {pi_thetas[0]:.2f} rad a position and the others "
           f"{pi_thetas[1]:.3f}")
     print("or less: these few steps did not move it back.")
+    copy_back = by_method["copy-back"]
+    ntk_gap = max(abs(a - b) for a, b in zip(copy_back["ntk"], copy_back["default"]))
+    print(f"copy-back's NTK scores differ from as is by at most {ntk_gap:.2f} (r = 0..31),")
+    print("with pair 0 kept and only pairs 1..3 changed. In the figure (--svg) NTK is")
+    print("drawn solid under the dashed 'as is', so that both can be seen.")
+    order = ("ntk", "default", "linear", "yarn")  # NTK first: solid, under the dashes
     lesson.save_figure("train_short_test_long.svg", LineChart(
         x=tuple(float(r) for r in distances),
-        series=tuple((NAMES[method], tuple(by_method["copy-back"][method]))
-                     for method in METHODS) + (("as is, tuned", tuple(tuned_scores["default"])),),
+        series=tuple((NAMES[method], tuple(copy_back[method])) for method in order)
+        + (("as is, tuned", tuple(tuned_scores["default"])),),
         title="copy-back, trained on 8 tokens: the score of each distance at 32 tokens",
         subtitle="mean query against mean key; training saw r = 0..7; "
-        f"'as is, tuned': {fine_steps} more steps at 32",
+        f"'as is, tuned': {fine_steps} more steps at 32\n"
+        f"NTK (solid) lies under 'as is' (dashed): they differ by {ntk_gap:.2f} at most",
         x_name="distance r = i - j", y_name="score (q . k) / sqrt(d)"))
 
 # %% What this shows
@@ -209,11 +241,14 @@ if __name__ == "__main__":
     print(f"As is, RoPE's offsets carried previous-token past T ({previous:.1%} right at")
     print(f"positions 8..31) but not copy-back ({copy:.1%}): what carries over is the")
     print("score of each offset, and offsets the head never saw can score high.")
-    print(f"PI, with no further training, did worst (at most {pi:.1%}): it slows pair 0")
-    print("too, so the offsets 1 and 2 the head learned turn pair 0 by a quarter of")
-    print("the angle at 4T. NTK and YaRN keep pair 0 as it was, and so its repeats.")
+    paper_past = accuracies["previous-token", "yarn paper", 4 * T]
+    print(f"PI, with no further training, did worst of the four (at most {pi:.1%}): it")
+    print("slows pair 0 too, so the offsets 1 and 2 the head learned turn pair 0 by a")
+    print("quarter of the angle at 4T. NTK and YaRN with Hugging Face's ramp keep pair 0")
+    print("as it was, and so its repeats; YaRN with the paper's ramp slows pair 0 almost")
+    print(f"as PI does, and previous-token fell with it ({paper_past:.1%}).")
     print("These methods were made for models with d = 128 and thousands of positions,")
     print("where the slow pairs never turned once in training. PI and YaRN were shown")
     print("with a short fine-tune at the longer length; NTK-aware scaling was first")
     print("posted as needing none. A head with 4 pairs and 8 positions shows part of")
-    print("that story: the fast pair's repeats, which none of the methods removes.")
+    print("that story: the fast pair's repeats, kept by every method that keeps pair 0.")
