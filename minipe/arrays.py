@@ -13,7 +13,9 @@ by its constructor, which checks what it is given - numbers only, no NaN -
 and copies it, so nothing a caller holds can change it later. The check looks
 at a whole row at once (how many of its values are floats, and their sum,
 which is NaN if any of them is), and only a row that fails is read number by
-number, to say which one.
+number, to say which one (the checks and their sentences: minipe/array_checks.py).
+One Matrix is made without reading its numbers again: `m.take(ids)` picks
+rows of m, numbers checked when m was built; only the IDs are checked.
 
 The operators return new objects, and their types follow the shapes:
 
@@ -36,27 +38,28 @@ Left out: anything above three axes, in-place updates, dtypes other than float.
 
 from __future__ import annotations
 
+import collections.abc
 import math
 import operator
 from math import isnan
 from operator import countOf
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Union, overload
+from typing import Callable, Iterable, Iterator, Sequence, Union, overload
 
-from minipe.broadcast import Nested, ShapeError, broadcast_elementwise
-from minipe.checks import (
+from minipe.array_checks import (
     checked_factor,
     checked_index,
-    checked_number,
-    checked_size,
     checked_rows,
-    checked_values,
     matmul_message,
     non_empty_slice,
+    same_width,
 )
+from minipe.broadcast import Nested, ShapeError, broadcast_elementwise, broadcast_shapes
+from minipe.checks import check_ids, check_table_size, checked_number, checked_size, checked_values
 from minipe.display import format_matrix, format_number, grid_line, short_list
 
 Number = Union[int, float]
+_VALUES = operator.attrgetter("values")  # a Vector's tuple of floats
 
 
 @dataclass(frozen=True, repr=False)
@@ -172,13 +175,21 @@ class Matrix:
     rows: tuple[tuple[float, ...], ...]
 
     def __init__(self, rows: Iterable[Vector | Iterable[Number]]) -> None:
-        object.__setattr__(self, "rows", checked_rows(rows, "Matrix rows", Vector))
+        if isinstance(rows, collections.abc.Iterator):
+            rows = list(rows)  # a generator, map or zip: read it once
+        vectors = isinstance(rows, (list, tuple)) and countOf(map(type, rows), Vector) == len(rows)
+        if vectors and rows:
+            numbers = same_width(tuple(map(_VALUES, rows)), "Matrix rows")  # checked as Vectors
+        else:
+            numbers = checked_rows(rows, "Matrix rows")  # every number: floats, none NaN
+        object.__setattr__(self, "rows", numbers)
 
     @classmethod
     def zeros(cls, rows: int, cols: int) -> Matrix:
         """A rows x cols Matrix of 0.0."""
         checked_size(rows, "rows")
         checked_size(cols, "cols")
+        check_table_size(rows * cols, f"Matrix.zeros({rows}, {cols})")
         return cls([[0.0] * cols] * rows)
 
     @property
@@ -206,6 +217,24 @@ class Matrix:
             return row[checked_index(index[1], len(row), "Matrix column")]
         return Vector(self.rows[checked_index(index, len(self.rows), "Matrix row")])
 
+    def take(self, ids: Sequence[int], *, name: str = "ids", why: str = "") -> Matrix:
+        """Row ids[t] for every t, shape (len(ids), cols): NumPy's m[ids], PyTorch's index_select.
+
+        >>> Matrix([[0, 0], [1, 1], [2, 2]]).take([2, 0, 2]).tolist()
+        [[2.0, 2.0], [0.0, 0.0], [2.0, 2.0]]
+
+        The rows are this Matrix's own, shared, not copied: their numbers were
+        checked when it was built. Only the IDs are checked, all at once; a bad
+        one is named as `name`[t], and `why` adds what the rows are to an ID
+        out of range. An embedding lookup is exactly this.
+        """
+        size = len(self.rows)
+        check_ids(ids, size, name, f"is out of range: the table has {size} rows{why}, so")
+        table = self.rows  # (rows, cols): row i is the vector of ID i
+        taken = object.__new__(Matrix)
+        object.__setattr__(taken, "rows", tuple([table[i] for i in ids]))  # (len(ids), cols)
+        return taken
+
     @property
     def T(self) -> Matrix:
         """The transpose: row j of m.T is column j of m."""
@@ -225,6 +254,7 @@ class Matrix:
         if isinstance(other, Vector):
             column = other.values
             return Vector([sum(map(operator.mul, row, column)) for row in self.rows])  # (n,)
+        check_table_size(len(self) * len(other.rows[0]), f"{self.shape} @ {other.shape}")
         columns = list(zip(*other.rows))  # (m, k): column j of other
         return Matrix([[sum(map(operator.mul, row, column)) for column in columns]
                        for row in self.rows])  # (n, m)
@@ -313,6 +343,8 @@ def broadcast(op: Callable[[float, float], float], a: object, b: object, verb: s
     appendix B's rule (minipe/broadcast.py). `verb` names op in a ShapeError."""
     a_numbers, a_shape = nested(a, verb)
     b_numbers, b_shape = nested(b, verb)
+    shape = broadcast_shapes(a_shape, b_shape, verb=verb)  # a ShapeError if they do not fit
+    check_table_size(math.prod(shape), f"the {verb} of shapes {a_shape} and {b_shape}")
     return broadcast_elementwise(op, a_numbers, a_shape, b_numbers, b_shape, verb=verb)
 
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 from minipe.arrays import Matrix, Vector
 from minipe.broadcast import ShapeError
-from minipe.checks import check_attention_shapes, checked_flag, checked_size
+from minipe.checks import check_table_size, checked_flag, checked_size
 
 # ---------------------------------------------------------------------------
 # Softmax: scores -> weights that sum to 1
@@ -130,6 +130,7 @@ def causal_mask(n: int) -> Matrix:
     Added to the scores, it makes the weights of later tokens exactly 0.
     """
     checked_size(n, "n")
+    check_table_size(n * n, f"causal_mask({n})")
     return Matrix([[0.0 if j <= i else -math.inf for j in range(n)] for i in range(n)])
 
 
@@ -164,8 +165,23 @@ def _check_attention(q: Matrix, k: Matrix, v: Matrix, causal: bool, bias: object
     if bias is not None and not isinstance(bias, Matrix):
         raise TypeError(f"bias must be a Matrix of shape ({len(q)}, {len(k)}) - one number per "
                         f"query and key - or None, got {type(bias).__name__}")
-    check_attention_shapes(q.shape, k.shape, v.shape, causal,
-                           bias.shape if isinstance(bias, Matrix) else None)
+    q_shape, k_shape, v_shape = q.shape, k.shape, v.shape
+    if q_shape[1] != k_shape[1]:
+        raise ShapeError(f"q has shape {q_shape} and k has shape {k_shape}: axis -1 (d_k) has "
+                         f"{q_shape[1]} vs {k_shape[1]}; each score is a dot product q_i . k_j, "
+                         f"so queries and keys need the same width")
+    if k_shape[0] != v_shape[0]:
+        raise ShapeError(f"k has shape {k_shape} and v has shape {v_shape}: axis 0 has "
+                         f"{k_shape[0]} vs {v_shape[0]}; every key needs its value")
+    if causal and q_shape[0] != k_shape[0]:
+        raise ShapeError(f"a causal mask needs as many queries as keys, got q {q_shape} and "
+                         f"k {k_shape}")
+    if isinstance(bias, Matrix) and bias.shape != (q_shape[0], k_shape[0]):
+        raise ShapeError(f"bias has shape {bias.shape} but the scores have shape ({q_shape[0]}, "
+                         f"{k_shape[0]}) (queries, keys): B[i, j] is added to score(i, j), so "
+                         f"the two shapes must be equal")
+    check_table_size(q_shape[0] * k_shape[0], f"the scores of {q_shape[0]} queries and "
+                     f"{k_shape[0]} keys")
 
 
 # ---------------------------------------------------------------------------
@@ -200,6 +216,7 @@ class SingleHeadAttention:
         checked_size(self.d_in, "d_in")
         checked_size(self.d_out, "d_out")
         checked_size(self.seed, "seed", minimum=0)
+        check_table_size(3 * self.d_in * self.d_out, f"{self!r}'s W_q, W_k and W_v")
         rng = random.Random(self.seed)  # this head's own generator: no global state
         limit = 1.0 / math.sqrt(self.d_in)
         low, high = [-limit] * self.d_out, [limit] * self.d_out
