@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 from collections.abc import Iterable  # isinstance: quicker than typing's
 from dataclasses import dataclass, field
 
@@ -182,6 +183,19 @@ def _check_attention(q: Matrix, k: Matrix, v: Matrix, causal: bool, bias: object
                          f"the two shapes must be equal")
     check_table_size(q_shape[0] * k_shape[0], f"the scores of {q_shape[0]} queries and "
                      f"{k_shape[0]} keys")
+    largest_q, largest_k, largest_v = _largest(q), _largest(k), _largest(v)
+    if not largest_q * largest_k * q_shape[1] <= sys.float_info.max:  # inf, or inf * 0 = NaN
+        raise ValueError(f"q and k hold numbers as large as {largest_q:.3g} and {largest_k:.3g}: "
+                         f"a score q_i . k_j, a sum of d_k = {q_shape[1]} products, could reach "
+                         f"{largest_q * largest_k * q_shape[1]:.3g}, past the largest float "
+                         f"(about 1.8e308), or be inf - inf; scale q and k down")
+    if math.isinf(largest_v):
+        raise ValueError("v holds inf: a weight of 0 times inf is NaN, so no output is defined")
+
+
+def _largest(m: Matrix) -> float:
+    """The largest |x| in m, looked at row by row at C speed."""
+    return max(max(map(max, m.rows)), -min(map(min, m.rows)))
 
 
 # ---------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
 from collections.abc import Iterable, Mapping  # isinstance: quicker than typing's
 from typing import Sequence
 
@@ -51,9 +52,10 @@ def checked_base(base: object) -> float:
     """The base of the sinusoids' and RoPE's frequencies: a finite number > 0."""
     if isinstance(base, bool) or not isinstance(base, (int, float)):
         raise TypeError(f"base must be a number, got {base!r}")
-    if not base > 0 or math.isinf(base):
+    if not 0 < base <= sys.float_info.max:  # NaN, inf, and ints too large for a float fail
+        shown = base if isinstance(base, float) else _count(base)
         raise ValueError(f"base must be a finite number > 0 (the 2017 paper, RoFormer and "
-                         f"Llama use 10000), got {base}")
+                         f"Llama use 10000), got {shown}")
     return float(base)
 
 
@@ -67,6 +69,23 @@ def checked_size(value: object, name: str, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
     raise ValueError(f"{name} must be >= {minimum}, got {value}")
+
+
+EXACT_INTEGERS = 2**53  # a float holds every integer up to here; past it, pos and pos + 1 merge
+
+
+def checked_position(value: object, name: str, minimum: int = 0) -> int:
+    """An int position (or offset, with a negative minimum) at most 2**53 from 0.
+
+    Angles are pos / base**(2i / d_model), computed in floats; past 2**53 a float
+    cannot tell pos from pos + 1, so the table would silently repeat rows.
+    """
+    position = checked_size(value, name, minimum)
+    if abs(position) > EXACT_INTEGERS:
+        shown = ("-" if position < 0 else "") + _count(abs(position))
+        raise ValueError(f"{name} = {shown} is past 2**53 = {EXACT_INTEGERS:,}, where floats "
+                         f"stop counting every integer (pos and pos + 1 become one number)")
+    return position
 
 
 def checked_flag(value: object, name: str) -> bool:
@@ -98,8 +117,8 @@ def check_table_size(numbers: int, what: str) -> None:
 
 
 def _count(n: int) -> str:
-    """1,000,000 with commas; a number of more than 15 digits as a power of ten."""
-    return f"{n:,}" if n < 10**15 else f"about 10^{len(str(n)) - 1}"
+    """1,000,000 with commas; a number of more than 20 digits as a power of ten."""
+    return f"{n:,}" if n < 10**20 else f"about 10^{len(str(n)) - 1}"
 
 
 def check_ids(ids: object, size: int, where: str, out_of_range: str) -> None:
