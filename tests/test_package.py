@@ -22,7 +22,8 @@ ALLOWED_IMPORTS = {
     "display": {"broadcast"},  # support: printing
     "checks": {"broadcast"},  # support: argument checks
     "array_checks": {"broadcast", "checks"},  # appendix A, part 3: what the arrays check
-    "arrays": {"array_checks", "broadcast", "checks", "display"},  # appendix A: Vector, Matrix
+    "vector": {"array_checks", "broadcast", "checks", "display"},  # appendix A, part 1: Vector
+    "arrays": {"array_checks", "broadcast", "checks", "display", "vector"},  # A: Matrix
     "batch": {"array_checks", "arrays", "broadcast", "checks", "display"},  # A, part 2: Batch
     # the chapters, in reading order: each imports only earlier ones and the above
     "tokenizer": {"checks"},
