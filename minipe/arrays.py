@@ -129,11 +129,12 @@ class Matrix:
         one is named as `name`[t], and `why` adds what the rows are to an ID
         out of range. An embedding lookup is exactly this.
         """
-        size = len(self.rows)
-        check_ids(ids, size, name, f"is out of range: the table has {size} rows{why}, so")
         table = self.rows  # (rows, cols): row i is the vector of ID i
-        taken = object.__new__(Matrix)
-        object.__setattr__(taken, "rows", tuple([table[i] for i in ids]))  # (len(ids), cols)
+        check_ids(ids, len(table), name, f"is out of range: the table has {len(table)} rows{why}, "
+                                         f"so")
+        rows = [table[token_id] for token_id in ids]  # row ids[t] of the table, for every t
+        taken = object.__new__(Matrix)  # not Matrix(rows): the numbers were checked in self
+        object.__setattr__(taken, "rows", tuple(rows))  # (len(ids), cols)
         return taken
 
     @property
