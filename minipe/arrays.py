@@ -55,7 +55,7 @@ from minipe.array_checks import (
     same_width,
 )
 from minipe.broadcast import Nested, ShapeError, broadcast_elementwise, broadcast_shapes
-from minipe.checks import check_ids, check_table_size, checked_size
+from minipe.checks import MAX_NUMBERS, check_ids, check_table_size, checked_size
 from minipe.display import format_matrix, format_number, short_list
 from minipe.vector import Number as Number, Vector as Vector, operand
 
@@ -156,7 +156,8 @@ class Matrix:
         if isinstance(other, Vector):
             column = other.values
             return Vector([sum(map(operator.mul, row, column)) for row in self.rows])  # (n,)
-        check_table_size(len(self) * len(other.rows[0]), f"{self.shape} @ {other.shape}")
+        if len(self) * len(other.rows[0]) > MAX_NUMBERS:  # (n, 1) @ (1, m) can be huge
+            check_table_size(len(self) * len(other.rows[0]), f"{self.shape} @ {other.shape}")
         columns = list(zip(*other.rows))  # (m, k): column j of other
         return Matrix([[sum(map(operator.mul, row, column)) for column in columns]
                        for row in self.rows])  # (n, m)
@@ -240,8 +241,9 @@ def broadcast(op: Callable[[float, float], float], a: object, b: object, verb: s
     appendix B's rule (minipe/broadcast.py). `verb` names op in a ShapeError."""
     a_numbers, a_shape = nested(a, verb)
     b_numbers, b_shape = nested(b, verb)
-    shape = broadcast_shapes(a_shape, b_shape, verb=verb)  # a ShapeError if they do not fit
-    check_table_size(math.prod(shape), f"the {verb} of shapes {a_shape} and {b_shape}")
+    if math.prod(a_shape) * math.prod(b_shape) > MAX_NUMBERS:  # the result holds no more
+        shape = broadcast_shapes(a_shape, b_shape, verb=verb)  # (20000, 1) + (20000,): 4e8
+        check_table_size(math.prod(shape), f"the {verb} of shapes {a_shape} and {b_shape}")
     return broadcast_elementwise(op, a_numbers, a_shape, b_numbers, b_shape, verb=verb)
 
 

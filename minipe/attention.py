@@ -181,21 +181,21 @@ def _check_attention(q: Matrix, k: Matrix, v: Matrix, causal: bool, bias: object
         raise ShapeError(f"bias has shape {bias.shape} but the scores have shape ({q_shape[0]}, "
                          f"{k_shape[0]}) (queries, keys): B[i, j] is added to score(i, j), so "
                          f"the two shapes must be equal")
-    check_table_size(q_shape[0] * k_shape[0], f"the scores of {q_shape[0]} queries and "
-                     f"{k_shape[0]} keys")
-    largest_q, largest_k, largest_v = _largest(q), _largest(k), _largest(v)
-    if not largest_q * largest_k * q_shape[1] <= sys.float_info.max:  # inf, or inf * 0 = NaN
+    _check_magnitudes(q, k, v)
+
+
+def _check_magnitudes(q: Matrix, k: Matrix, v: Matrix) -> None:
+    """|q_i . k_j| <= d_k * max|q| * max|k| must fit in a float, and v hold no inf."""
+    largest_q = max(max(map(max, q.rows)), -min(map(min, q.rows)))  # max |x|, row by row
+    largest_k = max(max(map(max, k.rows)), -min(map(min, k.rows)))
+    d_k = len(q.rows[0])
+    if not largest_q * largest_k * d_k <= sys.float_info.max:  # inf, or inf * 0 = NaN
         raise ValueError(f"q and k hold numbers as large as {largest_q:.3g} and {largest_k:.3g}: "
-                         f"a score q_i . k_j, a sum of d_k = {q_shape[1]} products, could reach "
-                         f"{largest_q * largest_k * q_shape[1]:.3g}, past the largest float "
+                         f"a score q_i . k_j, a sum of d_k = {d_k} products, could reach "
+                         f"{largest_q * largest_k * d_k:.3g}, past the largest float "
                          f"(about 1.8e308), or be inf - inf; scale q and k down")
-    if math.isinf(largest_v):
+    if math.inf in map(max, v.rows) or -math.inf in map(min, v.rows):
         raise ValueError("v holds inf: a weight of 0 times inf is NaN, so no output is defined")
-
-
-def _largest(m: Matrix) -> float:
-    """The largest |x| in m, looked at row by row at C speed."""
-    return max(max(map(max, m.rows)), -min(map(min, m.rows)))
 
 
 # ---------------------------------------------------------------------------
@@ -230,7 +230,8 @@ class SingleHeadAttention:
         checked_size(self.d_in, "d_in")
         checked_size(self.d_out, "d_out")
         checked_size(self.seed, "seed", minimum=0)
-        check_table_size(3 * self.d_in * self.d_out, f"{self!r}'s W_q, W_k and W_v")
+        check_table_size(3 * self.d_in * self.d_out, f"{type(self).__name__}({self.d_in}, "
+                         f"{self.d_out})'s W_q, W_k and W_v")
         rng = random.Random(self.seed)  # this head's own generator: no global state
         limit = 1.0 / math.sqrt(self.d_in)
         low, high = [-limit] * self.d_out, [limit] * self.d_out

@@ -97,6 +97,7 @@ def checked_flag(value: object, name: str) -> bool:
 
 MEMORY_LIMIT = 4 * 10**9  # bytes: about what a laptop can give one Python process
 BYTES_PER_NUMBER = 32  # a float in a Python list: a 24-byte object and an 8-byte pointer
+MAX_NUMBERS = MEMORY_LIMIT // BYTES_PER_NUMBER  # 125,000,000
 
 
 def check_table_size(numbers: int, what: str) -> None:
@@ -113,7 +114,7 @@ def check_table_size(numbers: int, what: str) -> None:
         raise ValueError(f"{what} would hold {_count(numbers)} numbers, about "
                          f"{_count(gigabytes)} GB at ~{BYTES_PER_NUMBER} bytes per number in "
                          f"Python lists; minipe builds at most about {MEMORY_LIMIT // 10**9} GB "
-                         f"({MEMORY_LIMIT // BYTES_PER_NUMBER:,} numbers)")
+                         f"({MAX_NUMBERS:,} numbers)")
 
 
 def _count(n: int) -> str:
