@@ -1,10 +1,11 @@
 """Appendix A - Vector and Matrix: the shapes a transformer's input takes.
 
 The chapters stand on this appendix; read it when a chapter's `@` or `+`
-makes you curious, not before. Its second part, minipe/batch.py, stacks
+makes you curious, not before. This module holds Matrix; Vector has a module
+of its own (minipe/vector.py), and the second part, minipe/batch.py, stacks
 matrices into a Batch.
 
-    Vector   shape (d,)        one token's embedding
+    Vector   shape (d,)        one token's embedding (vector.py)
     Matrix   shape (n, d)      a sequence: one row (a Vector) per token, or a weight W_q
     Batch    shape (b, n, d)   a stack of b sequences, all of one shape (batch.py)
 
@@ -13,7 +14,9 @@ by its constructor, which checks what it is given - numbers only, no NaN -
 and copies it, so nothing a caller holds can change it later. The check looks
 at a whole row at once (how many of its values are floats, and their sum,
 which is NaN if any of them is), and only a row that fails is read number by
-number, to say which one.
+number, to say which one (the checks and their sentences: minipe/array_checks.py).
+One Matrix is made without reading its numbers again: `m.take(ids)` picks
+rows of m, numbers checked when m was built; only the IDs are checked.
 
 The operators return new objects, and their types follow the shapes:
 
@@ -36,126 +39,27 @@ Left out: anything above three axes, in-place updates, dtypes other than float.
 
 from __future__ import annotations
 
+import collections.abc
 import math
 import operator
-from math import isnan
 from operator import countOf
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Union, overload
+from typing import Callable, Iterable, Iterator, Sequence, Union, overload
 
-from minipe.broadcast import Nested, ShapeError, broadcast_elementwise
-from minipe.checks import (
+from minipe.array_checks import (
     checked_factor,
     checked_index,
-    checked_number,
-    checked_size,
     checked_rows,
-    checked_values,
     matmul_message,
     non_empty_slice,
+    same_width,
 )
-from minipe.display import format_matrix, format_number, grid_line, short_list
+from minipe.broadcast import Nested, ShapeError, broadcast_elementwise, broadcast_shapes
+from minipe.checks import MAX_NUMBERS, check_ids, check_table_size, checked_size
+from minipe.display import format_matrix, format_number, short_list
+from minipe.vector import Number as Number, Vector as Vector, operand
 
-Number = Union[int, float]
-
-
-@dataclass(frozen=True, repr=False)
-class Vector:
-    """An immutable list of floats, shape (d,).
-
-    >>> v = Vector([3, 4])
-    >>> v.norm(), v.dot(Vector([1, 1])), v * 2
-    (5.0, 7.0, Vector([6.0, 8.0], shape=(2,)))
-    """
-
-    values: tuple[float, ...]
-
-    def __init__(self, values: Iterable[Number]) -> None:
-        numbers = tuple(values) if isinstance(values, (list, tuple, Vector)) else ()
-        floats = countOf(map(type, numbers), float)  # a quick look: how many are floats ...
-        if not 0 < floats == len(numbers) or isnan(sum(numbers)):  # ... and is one NaN?
-            numbers = checked_values(values, "Vector values")  # a closer one: names the culprit
-        object.__setattr__(self, "values", numbers)
-
-    @property
-    def shape(self) -> tuple[int]:
-        return (len(self.values),)
-
-    def __len__(self) -> int:
-        return len(self.values)
-
-    def __iter__(self) -> Iterator[float]:
-        return iter(self.values)
-
-    @overload
-    def __getitem__(self, index: int) -> float: ...
-    @overload
-    def __getitem__(self, index: slice) -> Vector: ...
-    def __getitem__(self, index: int | slice) -> float | Vector:
-        """v[j] is the number at j; v[a:b] is a shorter Vector."""
-        if isinstance(index, slice):
-            return Vector(non_empty_slice(self.values[index], index, len(self), "Vector"))
-        return self.values[checked_index(index, len(self.values), "Vector")]
-
-    def dot(self, other: Vector) -> float:
-        """sum_j self[j] * other[j]; both vectors must have the same length."""
-        if not isinstance(other, Vector):
-            raise TypeError(f"dot needs a Vector, got {type(other).__name__}")
-        if len(other) != len(self):
-            raise ShapeError(f"cannot dot shapes {self.shape} and {other.shape}: "
-                             f"axis -1 has {len(self)} vs {len(other)}")
-        total: float = sum(map(operator.mul, self.values, other.values))
-        return total
-
-    def norm(self) -> float:
-        """The Euclidean length sqrt(v . v)."""
-        return math.sqrt(self.dot(self))
-
-    @overload
-    def __add__(self, other: Number | Vector) -> Vector: ...
-    @overload
-    def __add__(self, other: Matrix) -> Matrix: ...
-    def __add__(self, other: Number | Array) -> Array:
-        if has_three_axes(other):
-            return NotImplemented  # a Batch answers, in Batch.__radd__
-        return _vector_and(operator.add, self, other, "add")
-
-    @overload
-    def __sub__(self, other: Number | Vector) -> Vector: ...
-    @overload
-    def __sub__(self, other: Matrix) -> Matrix: ...
-    def __sub__(self, other: Number | Array) -> Array:
-        if has_three_axes(other):
-            return NotImplemented  # a Batch answers, in Batch.__rsub__
-        return _vector_and(operator.sub, self, other, "subtract")
-
-    def __radd__(self, number: Number) -> Vector:
-        return self + number  # number + v: addition commutes
-
-    def __rsub__(self, number: Number) -> Vector:
-        return -self + number  # number - v
-
-    def __mul__(self, factor: Number) -> Vector:
-        number = checked_factor(self, factor, "*")
-        return Vector([x * number for x in self.values])
-
-    __rmul__ = __mul__
-
-    def __truediv__(self, factor: Number) -> Vector:
-        number = checked_factor(self, factor, "/")
-        return Vector([x / number for x in self.values])
-
-    def __neg__(self) -> Vector:
-        return self * -1
-
-    def tolist(self) -> list[float]:
-        return list(self.values)
-
-    def __repr__(self) -> str:
-        return f"Vector({short_list(self.values, format_number)}, shape={self.shape})"
-
-    def __str__(self) -> str:
-        return grid_line(self.values)
+_VALUES = operator.attrgetter("values")  # a Vector's tuple of floats
 
 
 @dataclass(frozen=True, repr=False)
@@ -172,13 +76,21 @@ class Matrix:
     rows: tuple[tuple[float, ...], ...]
 
     def __init__(self, rows: Iterable[Vector | Iterable[Number]]) -> None:
-        object.__setattr__(self, "rows", checked_rows(rows, "Matrix rows", Vector))
+        if isinstance(rows, collections.abc.Iterator):
+            rows = list(rows)  # a generator, map or zip: read it once
+        vectors = isinstance(rows, (list, tuple)) and countOf(map(type, rows), Vector) == len(rows)
+        if vectors and rows:
+            numbers = same_width(tuple(map(_VALUES, rows)), "Matrix rows")  # checked as Vectors
+        else:
+            numbers = checked_rows(rows, "Matrix rows")  # every number: floats, none NaN
+        object.__setattr__(self, "rows", numbers)
 
     @classmethod
     def zeros(cls, rows: int, cols: int) -> Matrix:
         """A rows x cols Matrix of 0.0."""
         checked_size(rows, "rows")
         checked_size(cols, "cols")
+        check_table_size(rows * cols, f"Matrix.zeros({rows}, {cols})")
         return cls([[0.0] * cols] * rows)
 
     @property
@@ -206,6 +118,25 @@ class Matrix:
             return row[checked_index(index[1], len(row), "Matrix column")]
         return Vector(self.rows[checked_index(index, len(self.rows), "Matrix row")])
 
+    def take(self, ids: Sequence[int], *, name: str = "ids", why: str = "") -> Matrix:
+        """Row ids[t] for every t, shape (len(ids), cols): NumPy's m[ids], PyTorch's index_select.
+
+        >>> Matrix([[0, 0], [1, 1], [2, 2]]).take([2, 0, 2]).tolist()
+        [[2.0, 2.0], [0.0, 0.0], [2.0, 2.0]]
+
+        The rows are this Matrix's own, shared, not copied: their numbers were
+        checked when it was built. Only the IDs are checked, all at once; a bad
+        one is named as `name`[t], and `why` adds what the rows are to an ID
+        out of range. An embedding lookup is exactly this.
+        """
+        table = self.rows  # (rows, cols): row i is the vector of ID i
+        check_ids(ids, len(table), name, f"is out of range: the table has {len(table)} rows{why}, "
+                                         f"so")
+        rows = [table[token_id] for token_id in ids]  # row ids[t] of the table, for every t
+        taken = object.__new__(Matrix)  # not Matrix(rows): the numbers were checked in self
+        object.__setattr__(taken, "rows", tuple(rows))  # (len(ids), cols)
+        return taken
+
     @property
     def T(self) -> Matrix:
         """The transpose: row j of m.T is column j of m."""
@@ -225,6 +156,8 @@ class Matrix:
         if isinstance(other, Vector):
             column = other.values
             return Vector([sum(map(operator.mul, row, column)) for row in self.rows])  # (n,)
+        if len(self) * len(other.rows[0]) > MAX_NUMBERS:  # (n, 1) @ (1, m) can be huge
+            check_table_size(len(self) * len(other.rows[0]), f"{self.shape} @ {other.shape}")
         columns = list(zip(*other.rows))  # (m, k): column j of other
         return Matrix([[sum(map(operator.mul, row, column)) for column in columns]
                        for row in self.rows])  # (n, m)
@@ -251,11 +184,11 @@ class Matrix:
             return NotImplemented  # a Batch answers, in Batch.__rsub__
         return Matrix(broadcast(operator.sub, self, other, "subtract"))
 
-    def __radd__(self, number: Number) -> Matrix:
-        return self + number
+    def __radd__(self, other: Number | Vector) -> Matrix:
+        return Matrix(broadcast(operator.add, other, self, "add"))  # other + m
 
-    def __rsub__(self, number: Number) -> Matrix:
-        return -self + number
+    def __rsub__(self, other: Number | Vector) -> Matrix:
+        return Matrix(broadcast(operator.sub, other, self, "subtract"))  # other - m
 
     def __mul__(self, factor: Number) -> Matrix:
         number = checked_factor(self, factor, "*")
@@ -298,14 +231,9 @@ def nested(value: object, verb: str) -> tuple[Nested, tuple[int, ...]]:
     if has_three_axes(value):  # a Batch: the numbers of each of its matrices
         return tuple([nested(matrix, verb)[0] for matrix in getattr(value, "matrices")]), \
             getattr(value, "shape")
-    if isinstance(value, Vector):
-        return value.values, value.shape
     if isinstance(value, Matrix):
         return value.rows, value.shape
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return checked_number(value, f"the number to {verb}"), ()
-    raise TypeError(f"cannot {verb} {type(value).__name__}: minipe's {verb} works on numbers, "
-                    f"Vector, Matrix and Batch (wrap a list first, e.g. Vector([...]))")
+    return operand(value, verb)  # a number or a Vector (minipe/vector.py), or a sentence
 
 
 def broadcast(op: Callable[[float, float], float], a: object, b: object, verb: str) -> Nested:
@@ -313,14 +241,10 @@ def broadcast(op: Callable[[float, float], float], a: object, b: object, verb: s
     appendix B's rule (minipe/broadcast.py). `verb` names op in a ShapeError."""
     a_numbers, a_shape = nested(a, verb)
     b_numbers, b_shape = nested(b, verb)
+    if math.prod(a_shape) * math.prod(b_shape) > MAX_NUMBERS:  # the result holds no more
+        shape = broadcast_shapes(a_shape, b_shape, verb=verb)  # (20000, 1) + (20000,): 4e8
+        check_table_size(math.prod(shape), f"the {verb} of shapes {a_shape} and {b_shape}")
     return broadcast_elementwise(op, a_numbers, a_shape, b_numbers, b_shape, verb=verb)
-
-
-def _vector_and(op: Callable[[float, float], float], vector: Vector, other: object,
-                verb: str) -> Array:
-    """vector + other or vector - other: a Matrix if other is one, else a Vector."""
-    numbers = broadcast(op, vector, other, verb)
-    return Matrix(numbers) if isinstance(other, Matrix) else Vector(numbers)
 
 
 def has_three_axes(value: object) -> bool:

@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 from collections.abc import Iterable  # isinstance: quicker than typing's
 from dataclasses import dataclass, field
 
 from minipe.arrays import Matrix, Vector
 from minipe.broadcast import ShapeError
-from minipe.checks import check_attention_shapes, checked_flag, checked_size
+from minipe.checks import check_table_size, checked_flag, checked_size
 
 # ---------------------------------------------------------------------------
 # Softmax: scores -> weights that sum to 1
@@ -130,6 +131,7 @@ def causal_mask(n: int) -> Matrix:
     Added to the scores, it makes the weights of later tokens exactly 0.
     """
     checked_size(n, "n")
+    check_table_size(n * n, f"causal_mask({n})")
     return Matrix([[0.0 if j <= i else -math.inf for j in range(n)] for i in range(n)])
 
 
@@ -164,8 +166,36 @@ def _check_attention(q: Matrix, k: Matrix, v: Matrix, causal: bool, bias: object
     if bias is not None and not isinstance(bias, Matrix):
         raise TypeError(f"bias must be a Matrix of shape ({len(q)}, {len(k)}) - one number per "
                         f"query and key - or None, got {type(bias).__name__}")
-    check_attention_shapes(q.shape, k.shape, v.shape, causal,
-                           bias.shape if isinstance(bias, Matrix) else None)
+    q_shape, k_shape, v_shape = q.shape, k.shape, v.shape
+    if q_shape[1] != k_shape[1]:
+        raise ShapeError(f"q has shape {q_shape} and k has shape {k_shape}: axis -1 (d_k) has "
+                         f"{q_shape[1]} vs {k_shape[1]}; each score is a dot product q_i . k_j, "
+                         f"so queries and keys need the same width")
+    if k_shape[0] != v_shape[0]:
+        raise ShapeError(f"k has shape {k_shape} and v has shape {v_shape}: axis 0 has "
+                         f"{k_shape[0]} vs {v_shape[0]}; every key needs its value")
+    if causal and q_shape[0] != k_shape[0]:
+        raise ShapeError(f"a causal mask needs as many queries as keys, got q {q_shape} and "
+                         f"k {k_shape}")
+    if isinstance(bias, Matrix) and bias.shape != (q_shape[0], k_shape[0]):
+        raise ShapeError(f"bias has shape {bias.shape} but the scores have shape ({q_shape[0]}, "
+                         f"{k_shape[0]}) (queries, keys): B[i, j] is added to score(i, j), so "
+                         f"the two shapes must be equal")
+    _check_magnitudes(q, k, v)
+
+
+def _check_magnitudes(q: Matrix, k: Matrix, v: Matrix) -> None:
+    """|q_i . k_j| <= d_k * max|q| * max|k| must fit in a float, and v hold no inf."""
+    largest_q = max(max(map(max, q.rows)), -min(map(min, q.rows)))  # max |x|, row by row
+    largest_k = max(max(map(max, k.rows)), -min(map(min, k.rows)))
+    d_k = len(q.rows[0])
+    if not largest_q * largest_k * d_k <= sys.float_info.max:  # inf, or inf * 0 = NaN
+        raise ValueError(f"q and k hold numbers as large as {largest_q:.3g} and {largest_k:.3g}: "
+                         f"a score q_i . k_j, a sum of d_k = {d_k} products, could reach "
+                         f"{largest_q * largest_k * d_k:.3g}, past the largest float "
+                         f"(about 1.8e308), or be inf - inf; scale q and k down")
+    if math.inf in map(max, v.rows) or -math.inf in map(min, v.rows):
+        raise ValueError("v holds inf: a weight of 0 times inf is NaN, so no output is defined")
 
 
 # ---------------------------------------------------------------------------
@@ -200,6 +230,8 @@ class SingleHeadAttention:
         checked_size(self.d_in, "d_in")
         checked_size(self.d_out, "d_out")
         checked_size(self.seed, "seed", minimum=0)
+        check_table_size(3 * self.d_in * self.d_out, f"{type(self).__name__}({self.d_in}, "
+                         f"{self.d_out})'s W_q, W_k and W_v")
         rng = random.Random(self.seed)  # this head's own generator: no global state
         limit = 1.0 / math.sqrt(self.d_in)
         low, high = [-limit] * self.d_out, [limit] * self.d_out

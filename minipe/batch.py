@@ -23,9 +23,10 @@ from collections.abc import Iterable  # isinstance: quicker than typing's
 from dataclasses import dataclass
 from typing import Any, Iterator, Union
 
+from minipe.array_checks import checked_index
 from minipe.arrays import Matrix, Number, Vector, broadcast, has_three_axes, nested
 from minipe.broadcast import ShapeError
-from minipe.checks import checked_index, checked_number
+from minipe.checks import checked_number
 from minipe.display import edges, format_number, short_list
 
 

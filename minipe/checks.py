@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
 from collections.abc import Iterable, Mapping  # isinstance: quicker than typing's
-from itertools import chain
-from typing import Any, Sequence, TypeVar
-
-from minipe.broadcast import ShapeError
+from typing import Sequence
 
 
 def checked_number(value: object, where: str) -> float:
@@ -54,9 +52,10 @@ def checked_base(base: object) -> float:
     """The base of the sinusoids' and RoPE's frequencies: a finite number > 0."""
     if isinstance(base, bool) or not isinstance(base, (int, float)):
         raise TypeError(f"base must be a number, got {base!r}")
-    if not base > 0 or math.isinf(base):
+    if not 0 < base <= sys.float_info.max:  # NaN, inf, and ints too large for a float fail
+        shown = base if isinstance(base, float) else _count(base)
         raise ValueError(f"base must be a finite number > 0 (the 2017 paper, RoFormer and "
-                         f"Llama use 10000), got {base}")
+                         f"Llama use 10000), got {shown}")
     return float(base)
 
 
@@ -72,6 +71,23 @@ def checked_size(value: object, name: str, minimum: int = 1) -> int:
     raise ValueError(f"{name} must be >= {minimum}, got {value}")
 
 
+EXACT_INTEGERS = 2**53  # a float holds every integer up to here; past it, pos and pos + 1 merge
+
+
+def checked_position(value: object, name: str, minimum: int = 0) -> int:
+    """An int position (or offset, with a negative minimum) at most 2**53 from 0.
+
+    Angles are pos / base**(2i / d_model), computed in floats; past 2**53 a float
+    cannot tell pos from pos + 1, so the table would silently repeat rows.
+    """
+    position = checked_size(value, name, minimum)
+    if abs(position) > EXACT_INTEGERS:
+        shown = ("-" if position < 0 else "") + _count(abs(position))
+        raise ValueError(f"{name} = {shown} is past 2**53 = {EXACT_INTEGERS:,}, where floats "
+                         f"stop counting every integer (pos and pos + 1 become one number)")
+    return position
+
+
 def checked_flag(value: object, name: str) -> bool:
     """`value` if it is True or False; a string like "no" would otherwise count as True."""
     if not isinstance(value, bool):
@@ -79,46 +95,31 @@ def checked_flag(value: object, name: str) -> bool:
     return value
 
 
-def checked_index(index: object, size: int, what: str) -> int:
-    if isinstance(index, bool) or not isinstance(index, int):
-        raise TypeError(f"{what} index must be an int, got {index!r}")
-    if not -size <= index < size:
-        raise IndexError(f"{what} index {index} is out of range: valid are 0..{size - 1} "
-                         f"(or -{size}..-1 counting from the end)")
-    return index
+MEMORY_LIMIT = 4 * 10**9  # bytes: about what a laptop can give one Python process
+BYTES_PER_NUMBER = 32  # a float in a Python list: a 24-byte object and an 8-byte pointer
+MAX_NUMBERS = MEMORY_LIMIT // BYTES_PER_NUMBER  # 125,000,000
 
 
-Item = TypeVar("Item")
-_VALUES = operator.attrgetter("values")  # a Vector's tuple of floats
+def check_table_size(numbers: int, what: str) -> None:
+    """Refuse, before building it, a table that would not fit in a laptop's memory.
+
+    >>> check_table_size(10**6 * 10**6, "causal_mask(1000000)")
+    Traceback (most recent call last):
+    ValueError: causal_mask(1000000) would hold 1,000,000,000,000 numbers, about 32,000 GB at \
+~32 bytes per number in Python lists; minipe builds at most about 4 GB (125,000,000 numbers)
+    """
+    needed = numbers * BYTES_PER_NUMBER  # bytes
+    if needed > MEMORY_LIMIT:
+        gigabytes = (needed + 10**9 // 2) // 10**9  # in ints: 10**400 numbers cannot overflow
+        raise ValueError(f"{what} would hold {_count(numbers)} numbers, about "
+                         f"{_count(gigabytes)} GB at ~{BYTES_PER_NUMBER} bytes per number in "
+                         f"Python lists; minipe builds at most about {MEMORY_LIMIT // 10**9} GB "
+                         f"({MAX_NUMBERS:,} numbers)")
 
 
-def non_empty_slice(items: Sequence[Item], index: slice, size: int, what: str) -> Sequence[Item]:
-    """items, a slice of a Vector or Matrix, unless it is empty (an array has at least one item)."""
-    if not items:
-        start = "" if index.start is None else index.start
-        stop = "" if index.stop is None else index.stop
-        raise IndexError(f"{what}[{start}:{stop}] would be empty: the {what} has "
-                         f"{size} {'rows' if what == 'Matrix' else 'values'}")
-    return items
-
-
-def matmul_message(left: tuple[int, ...], right: tuple[int, ...]) -> str:
-    """What went wrong in left @ right: the inner sizes differ."""
-    return (f"cannot multiply {left} @ {right}: the left has {left[-1]} columns but the "
-            f"right has {right[0]} rows; (n, k) @ (k, m) needs the same k on both sides")
-
-
-def checked_factor(value: object, factor: object, symbol: str) -> float:
-    """The number in `value * factor` or `value / factor` (symbol is "*" or "/")."""
-    name = type(value).__name__
-    if hasattr(factor, "shape"):  # a Vector, Matrix or Batch
-        hint = "use @ for a matrix product, or .dot for two Vectors" if symbol == "*" else \
-            "divide by a number"
-        raise TypeError(f"{name} {symbol} {type(factor).__name__} is not defined here: {hint}")
-    number = checked_number(factor, f"the number in {name} {symbol} number")
-    if symbol == "/" and number == 0.0:
-        raise ZeroDivisionError(f"cannot divide a {name} by 0")
-    return number
+def _count(n: int) -> str:
+    """1,000,000 with commas; a number of more than 20 digits as ~10^k."""
+    return f"{n:,}" if n < 10**20 else f"~10^{len(str(n)) - 1}"
 
 
 def check_ids(ids: object, size: int, where: str, out_of_range: str) -> None:
@@ -142,61 +143,6 @@ def check_ids(ids: object, size: int, where: str, out_of_range: str) -> None:
             raise IndexError(f"{where}[{t}] = {token_id} {out_of_range} valid IDs are "
                              f"0..{size - 1}"
                              + (" (negative IDs do not wrap around)" if token_id < 0 else ""))
-
-
-def check_attention_shapes(q: tuple[int, int], k: tuple[int, int], v: tuple[int, int],
-                           causal: bool, bias: tuple[int, int] | None) -> None:
-    """Shapes that attention can combine: q (n_q, d_k), k (n_k, d_k), v (n_k, d_v),
-    a causal mask only with n_q == n_k, a bias of shape (n_q, n_k)."""
-    if q[1] != k[1]:
-        raise ShapeError(f"q has shape {q} and k has shape {k}: axis -1 (d_k) has {q[1]} vs "
-                         f"{k[1]}; each score is a dot product q_i . k_j, so queries and "
-                         f"keys need the same width")
-    if k[0] != v[0]:
-        raise ShapeError(f"k has shape {k} and v has shape {v}: axis 0 has {k[0]} vs {v[0]}; "
-                         f"every key needs its value")
-    if causal and q[0] != k[0]:
-        raise ShapeError(f"a causal mask needs as many queries as keys, got q {q} and k {k}")
-    if bias is not None and bias != (q[0], k[0]):
-        raise ShapeError(f"bias has shape {bias} but the scores have shape ({q[0]}, {k[0]}) "
-                         f"(queries, keys): B[i, j] is added to score(i, j), so the two "
-                         f"shapes must be equal")
-
-
-def checked_rows(rows: object, what: str, vector: type) -> tuple[tuple[float, ...], ...]:
-    """The rows as tuples of floats, all of one length; a sentence naming a bad one otherwise.
-
-    Rows that are Vectors (the class `vector`) were checked when they were
-    built. Others are looked at whole, at C speed: how many of all their
-    numbers are floats, and the sum, NaN if any number is. Only rows that fail
-    that are read one by one.
-    """
-    if isinstance(rows, (str, bytes)) or not isinstance(rows, Iterable):
-        raise TypeError(f"{what} must be a list of rows, got {type(rows).__name__}")
-    listed = list(rows)
-    if not listed:
-        raise ValueError(f"{what} has no rows; it needs at least one")
-    if operator.countOf(map(type, listed), vector) == len(listed):
-        numbers = tuple(map(_VALUES, listed))  # Vectors: checked when they were built
-    elif not _floats_only(listed):  # a closer look: ints become floats, a bad number is named
-        numbers = tuple([checked_values(row, f"{what}[{i}]") for i, row in enumerate(listed)])
-    else:
-        numbers = tuple(map(tuple, listed))
-    width = len(numbers[0])
-    if set(map(len, numbers)) != {width}:
-        i = next(i for i, row in enumerate(numbers) if len(row) != width)
-        raise ShapeError(f"ragged rows: {what}[0] has {width} values but {what}[{i}] "
-                         f"has {len(numbers[i])}; every row of a Matrix needs the same length")
-    return numbers
-
-
-def _floats_only(rows: list[Any]) -> bool:
-    """True if every row is a list or tuple of floats, none of them NaN."""
-    if set(map(type, rows)) - {list, tuple}:
-        return False
-    count = sum(map(len, rows))  # how many numbers there are
-    floats = operator.countOf(map(type, chain.from_iterable(rows)), float)
-    return 0 < count == floats and not math.isnan(sum(map(sum, rows)))
 
 
 def check_sequences(inputs: object, name: str, vocab_size: int, rows: int | None) -> None:

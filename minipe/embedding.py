@@ -29,10 +29,15 @@ import random
 from dataclasses import dataclass, field
 from typing import Sequence, cast, overload
 
-from minipe.arrays import Matrix, Vector
+from minipe.arrays import Matrix
 from minipe.batch import Batch
 from minipe.broadcast import ShapeError
-from minipe.checks import check_ids, checked_size
+from minipe.checks import check_table_size, checked_size
+
+# What an ID past the table is told, after "the table has n rows": how big a token table must be.
+TOKEN_TABLE = (" (num_embeddings; a token table needs one row per token of the vocabulary, "
+               "num_embeddings = vocab_size, and one built with context_length rows is the "
+               "usual mix-up)")
 
 
 @dataclass(frozen=True, repr=False)
@@ -43,19 +48,17 @@ class Embedding:
     dim: int
     seed: int = field(default=0, kw_only=True)
     weight: Matrix = field(init=False)  # (num_embeddings, dim)
-    _rows: tuple[Vector, ...] = field(init=False)  # _rows[i] is the Vector of ID i
 
     def __post_init__(self) -> None:
         checked_size(self.num_embeddings, "num_embeddings")
         checked_size(self.dim, "dim")
         checked_size(self.seed, "seed", minimum=0)
+        check_table_size(self.num_embeddings * self.dim, f"{self!r}")
         rng = random.Random(self.seed)  # this table's own generator: no global state
         mu, sigma = [0.0] * self.dim, [1.0] * self.dim
         rows = [list(map(rng.gauss, mu, sigma))  # dim draws of rng.gauss(0.0, 1.0): N(0, 1)
                 for _ in range(self.num_embeddings)]
-        weight = Matrix(rows)  # (num_embeddings, dim)
-        object.__setattr__(self, "weight", weight)
-        object.__setattr__(self, "_rows", tuple(weight))
+        object.__setattr__(self, "weight", Matrix(rows))  # (num_embeddings, dim)
 
     @overload
     def __call__(self, ids: Sequence[int]) -> Matrix: ...
@@ -63,32 +66,28 @@ class Embedding:
     def __call__(self, ids: Sequence[Sequence[int]]) -> Batch: ...
     def __call__(self, ids: Sequence[int] | Sequence[Sequence[int]]) -> Matrix | Batch:
         """Look up rows: a list of n IDs -> Matrix (n, dim); b lists of n -> Batch (b, n, dim)."""
-        if _checked_ids(ids, self.num_embeddings) == "batch":
-            return Batch([self._lookup(sequence)
-                          for sequence in cast("Sequence[Sequence[int]]", ids)])  # (b, n, dim)
-        return self._lookup(cast("Sequence[int]", ids))
+        if _is_batch(ids):
+            sequences = cast("Sequence[Sequence[int]]", ids)
+            return Batch([self._lookup(sequence, f"ids[{b}]")
+                          for b, sequence in enumerate(sequences)])  # (b, n, dim)
+        return self._lookup(cast("Sequence[int]", ids), "ids")
 
-    def _lookup(self, ids: Sequence[int]) -> Matrix:
+    def _lookup(self, ids: Sequence[int], name: str) -> Matrix:
         """Row ids[t] of the table for every t, shape (n, dim): nothing is multiplied."""
-        return Matrix([self._rows[token_id] for token_id in ids])  # (n, dim)
+        return self.weight.take(ids, name=name, why=TOKEN_TABLE)  # (n, dim): row ids[t]
 
     def __repr__(self) -> str:
         return f"Embedding(num_embeddings={self.num_embeddings}, dim={self.dim})"
 
 
-def _checked_ids(ids: object, num_embeddings: int) -> str:
-    """"batch" for a list of lists of IDs, "sequence" for one list, or a sentence.
-
-    Every ID must be an int in 0 .. num_embeddings - 1, and a batch's sequences
-    must have one length.
-    """
-    out_of_range = f"is out of range: this table has num_embeddings={num_embeddings} rows, so"
-    if isinstance(ids, (list, tuple)) and ids and isinstance(ids[0], (list, tuple)):
-        for b, sequence in enumerate(ids):
-            check_ids(sequence, num_embeddings, f"ids[{b}]", out_of_range)
-            if len(sequence) != len(ids[0]):
-                raise ShapeError(f"every sequence in a batch needs the same length: ids[0] has "
-                                 f"{len(ids[0])} IDs but ids[{b}] has {len(sequence)}")
-        return "batch"
-    check_ids(ids, num_embeddings, "ids", out_of_range)
-    return "sequence"
+def _is_batch(ids: object) -> bool:
+    """True for a list of lists of IDs, all of one length; False for one list of IDs."""
+    if not (isinstance(ids, (list, tuple)) and ids and isinstance(ids[0], (list, tuple))):
+        return False  # one sequence: Matrix.take checks its IDs
+    for b, sequence in enumerate(ids):
+        if not isinstance(sequence, (list, tuple)):
+            raise TypeError(f"ids[{b}] must be a list of int IDs, like ids[0], got {sequence!r}")
+        if len(sequence) != len(ids[0]):
+            raise ShapeError(f"every sequence in a batch needs the same length: ids[0] has "
+                             f"{len(ids[0])} IDs but ids[{b}] has {len(sequence)}")
+    return True

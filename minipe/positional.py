@@ -38,7 +38,13 @@ import math
 from dataclasses import dataclass, field
 
 from minipe.arrays import Matrix, Vector
-from minipe.checks import checked_base, checked_size
+from minipe.checks import (
+    EXACT_INTEGERS,
+    check_table_size,
+    checked_base,
+    checked_position,
+    checked_size,
+)
 from minipe.embedding import Embedding
 
 # ---------------------------------------------------------------------------
@@ -55,11 +61,25 @@ def sinusoidal_denominators(d_model: int, *, base: float = 10000.0) -> Vector:
     There are ceil(d_model / 2) of them: an odd d_model ends on a lone sine column.
     """
     checked_size(d_model, "d_model")
+    check_table_size((d_model + 1) // 2, f"sinusoidal_denominators({d_model})")
     return Vector(_denominators(d_model, checked_base(base)))
 
 
 def _denominators(d_model: int, base: float) -> list[float]:
     return [base ** (2 * i / d_model) for i in range((d_model + 1) // 2)]  # base**(2i/d_model)
+
+
+def _check_angles(largest_pos: int, d_model: int, base: float) -> None:
+    """The largest angle pos / base**(2i / d_model) must be a finite float: sin(inf) is undefined.
+
+    A base below 1 makes the denominators shrink with i; a tiny one makes them so
+    small that the angle overflows to inf.
+    """
+    smallest = min(_denominators(d_model, base))  # base**(2i / d_model) at its smallest
+    if math.isinf(largest_pos / smallest):
+        raise ValueError(f"base = {base} makes pos / base**(2i / d_model) overflow to inf at "
+                         f"pos = {largest_pos} (the smallest denominator is {smallest:.3g}): "
+                         f"sin and cos of inf are undefined; the 2017 paper uses base = 10000")
 
 
 def _sinusoids(positions: range, d_model: int, base: float) -> Matrix:
@@ -93,9 +113,12 @@ def sinusoidal_position(pos: int, d_model: int, *, base: float = 10000.0) -> Vec
     >>> sinusoidal_position(1, 4)   # [sin 1, cos 1, sin 0.01, cos 0.01]
     Vector([0.84147, 0.5403, 0.0099998, 0.99995], shape=(4,))
     """
-    checked_size(pos, "pos", minimum=0)
+    checked_position(pos, "pos")
     checked_size(d_model, "d_model")
-    return _sinusoids(range(pos, pos + 1), d_model, checked_base(base))[0]
+    check_table_size(d_model, f"sinusoidal_position({pos}, {d_model})")
+    base = checked_base(base)
+    _check_angles(pos, d_model, base)
+    return _sinusoids(range(pos, pos + 1), d_model, base)[0]
 
 
 def sinusoidal_encoding(num_positions: int, d_model: int, *, base: float = 10000.0) -> Matrix:
@@ -111,7 +134,10 @@ def sinusoidal_encoding(num_positions: int, d_model: int, *, base: float = 10000
     """
     checked_size(num_positions, "num_positions")
     checked_size(d_model, "d_model")
-    return _sinusoids(range(num_positions), d_model, checked_base(base))
+    check_table_size(num_positions * d_model, f"sinusoidal_encoding({num_positions}, {d_model})")
+    base = checked_base(base)
+    _check_angles(num_positions - 1, d_model, base)
+    return _sinusoids(range(num_positions), d_model, base)
 
 
 # ---------------------------------------------------------------------------
@@ -145,6 +171,8 @@ class LearnedPositionalEmbedding:
 
     def __post_init__(self) -> None:
         checked_size(self.context_length, "context_length")
+        checked_size(self.dim, "dim")
+        check_table_size(self.context_length * self.dim, f"{self!r}")
         table = Embedding(self.context_length, self.dim, seed=self.seed)
         object.__setattr__(self, "_table", table)
 
@@ -191,14 +219,16 @@ def relative_shift_matrix(k: int, d_model: int, *, base: float = 10000.0) -> Mat
     k may be negative (a shift back). d_model must be even: with an odd
     d_model the last sine column has no cosine partner to rotate with.
     """
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise TypeError(f"k (the shift) must be an int, got {k!r}")
+    checked_position(k, "k (the shift)", minimum=-EXACT_INTEGERS)
     checked_size(d_model, "d_model")
     if d_model % 2:
         raise ValueError(f"relative_shift_matrix needs an even d_model, got {d_model}: the "
                          f"last column of an odd d_model is a sine with no cosine partner")
+    check_table_size(d_model * d_model, f"relative_shift_matrix({k}, {d_model})")
+    base = checked_base(base)
+    _check_angles(abs(k), d_model, base)
     rows = [[0.0] * d_model for _ in range(d_model)]
-    for i, denominator in enumerate(_denominators(d_model, checked_base(base))):
+    for i, denominator in enumerate(_denominators(d_model, base)):
         angle = k / denominator  # k * w
         cos_kw = math.cos(angle)
         sin_kw = math.sin(angle)
@@ -223,10 +253,11 @@ def binary_encoding(num_positions: int, bits: int) -> Matrix:
     """
     checked_size(num_positions, "num_positions")
     checked_size(bits, "bits")
-    if num_positions > 2 ** bits:
+    if (num_positions - 1).bit_length() > bits:  # num_positions > 2**bits, without 2**bits
         raise ValueError(f"{bits} bits can count positions 0..{2 ** bits - 1}, but "
                          f"num_positions={num_positions} needs up to {num_positions - 1}; "
                          f"use bits >= {(num_positions - 1).bit_length()}")
+    check_table_size(num_positions * bits, f"binary_encoding({num_positions}, {bits})")
     rows = []
     for pos in range(num_positions):
         row = [float((pos >> j) & 1) for j in range(bits)]  # bit j of pos

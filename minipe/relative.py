@@ -38,7 +38,13 @@ from dataclasses import dataclass, field
 from minipe.arrays import Matrix
 from minipe.batch import Batch
 from minipe.broadcast import ShapeError
-from minipe.checks import checked_flag, checked_number, checked_size
+from minipe.checks import (
+    check_table_size,
+    checked_flag,
+    checked_number,
+    checked_position,
+    checked_size,
+)
 from minipe.embedding import Embedding
 
 # ---------------------------------------------------------------------------
@@ -69,6 +75,7 @@ def alibi_slopes(num_heads: int) -> list[float]:
     Steep heads look at the last few tokens; gentle ones see far back.
     """
     checked_size(num_heads, "num_heads")
+    check_table_size(num_heads, f"alibi_slopes({num_heads})")
     power = 2 ** (num_heads.bit_length() - 1)  # the largest power of two <= num_heads
     slopes = _geometric_slopes(power)
     missing = num_heads - power
@@ -97,6 +104,7 @@ def alibi_bias(seq_len: int, slope: float, *, causal: bool = True) -> Matrix:
         raise ValueError(f"slope must be a finite number >= 0 (alibi_slopes gives one per "
                          f"head, e.g. 0.5), got {slope}")
     checked_flag(causal, "causal")
+    check_table_size(seq_len * seq_len, f"alibi_bias({seq_len}, ...)")
     penalty = [0.0 - slope * distance for distance in range(seq_len)]  # 0.0 - ...: no -0.0
     rows = []
     for i in range(seq_len):
@@ -140,7 +148,7 @@ def t5_relative_bucket(
                         f"got {relative_position!r}")
     checked_flag(bidirectional, "bidirectional")
     checked_size(num_buckets, "num_buckets")
-    checked_size(max_distance, "max_distance")
+    checked_position(max_distance, "max_distance", minimum=1)  # its log is taken in floats
     if bidirectional:
         if num_buckets < 4 or num_buckets % 2:
             raise ValueError(f"num_buckets must be even and >= 4 when bidirectional (half for "
@@ -162,9 +170,11 @@ def t5_relative_bucket(
                          f"0..{max_exact - 1} (num_buckets={num_buckets}), got {max_distance}")
     if distance < max_exact:
         return offset + distance  # an exact bucket
+    if distance >= max_distance:
+        return offset + buckets - 1  # everything from max_distance on: the last bucket
     log_fraction = math.log(distance / max_exact) / math.log(max_distance / max_exact)
     log_bucket = max_exact + int(log_fraction * (buckets - max_exact))
-    return offset + min(log_bucket, buckets - 1)  # everything past max_distance: the last
+    return offset + min(log_bucket, buckets - 1)
 
 
 # ---------------------------------------------------------------------------
@@ -188,6 +198,7 @@ def clipped_relative_positions(seq_len: int, max_distance: int) -> tuple[tuple[i
     """
     checked_size(seq_len, "seq_len")
     k = checked_size(max_distance, "max_distance")
+    check_table_size(seq_len * seq_len, f"clipped_relative_positions({seq_len}, {k})")
     rows = []
     for i in range(seq_len):
         row = tuple(max(-k, min(k, j - i)) for j in range(seq_len))  # clip(j - i, -k, k)
@@ -220,6 +231,8 @@ class RelativePositionEmbedding:
 
     def __post_init__(self) -> None:
         k = checked_size(self.max_distance, "max_distance")
+        checked_size(self.dim, "dim")
+        check_table_size((2 * k + 1) * self.dim, f"{self!r}")
         object.__setattr__(self, "_table", Embedding(2 * k + 1, self.dim, seed=self.seed))
 
     @property
@@ -229,6 +242,9 @@ class RelativePositionEmbedding:
 
     def __call__(self, seq_len: int) -> Batch:
         """a_(clip(j - i)) for every query i and key j: shape (seq_len, seq_len, dim)."""
+        checked_size(seq_len, "seq_len")
+        check_table_size(seq_len * seq_len, f"{self!r}({seq_len}): a vector for each of "
+                         f"{seq_len} x {seq_len} pairs")
         k = self.max_distance
         offsets = clipped_relative_positions(seq_len, k)  # (seq_len, seq_len)
         rows_of_table = [[c + k for c in row] for row in offsets]  # offset c is row c + k

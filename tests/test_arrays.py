@@ -320,3 +320,34 @@ def test_the_types_of_arithmetic_follow_the_shapes() -> None:
     assert matrix_times_vector.tolist() == [5.0, 11.0]  # [1 + 4, 3 + 8]
     assert scaled.tolist() == [[-0.5, 0.0], [0.5, 1.0]]  # 2 * x / 4 - 1
     assert negated.tolist() == [[[-1.0, -2.0], [-3.0, -4.0]]] * 2
+
+
+def test_results_too_big_for_a_laptop_are_refused_with_the_estimate() -> None:
+    # numbers at ~32 bytes each; the limit is about 4 GB (125,000,000 numbers)
+    with pytest.raises(ValueError, match=r"Matrix.zeros\(100000, 100000\) would hold "
+                                         r"10,000,000,000 numbers, about 320 GB"):
+        Matrix.zeros(10**5, 10**5)
+    column = Matrix([[1.0]] * 20000)  # (20000, 1): 20,000 numbers, a small input
+    row = Vector([1.0] * 20000)  # (20000,)
+    # (20000, 1) + (20000,) broadcasts to (20000, 20000): 4e8 numbers, 12.8 GB -> "13 GB"
+    with pytest.raises(ValueError, match=r"the add of shapes \(20000, 1\) and \(20000,\) would "
+                                         r"hold 400,000,000 numbers, about 13 GB"):
+        column + row
+    # (20000, 1) @ (1, 20000): the same 4e8 numbers
+    with pytest.raises(ValueError, match=r"\(20000, 1\) @ \(1, 20000\) would hold 400,000,000"):
+        column @ column.T
+    assert (Matrix([[1.0]] * 3) + Vector([1.0, 2.0])).tolist() == [[2.0, 3.0]] * 3  # small: fine
+
+
+def test_take_picks_rows_and_checks_only_the_ids() -> None:
+    m = Matrix([[0, 1], [2, 3], [4, 5]])
+    taken = m.take([2, 0, 2])
+    assert taken.tolist() == [[4.0, 5.0], [0.0, 1.0], [4.0, 5.0]]  # rows 2, 0, 2, by hand
+    assert taken.rows[0] is m.rows[2]  # shared, not copied
+    with pytest.raises(IndexError, match=r"ids\[1\] = 3 is out of range: the table has 3 rows, "
+                                         r"so valid IDs are 0..2"):
+        m.take([0, 3])
+    with pytest.raises(IndexError, match=r"negative IDs do not wrap around"):
+        m.take([-1])
+    with pytest.raises(TypeError, match=r"rows\[0\] must be an int ID, got True"):
+        m.take([True], name="rows")

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from minipe.attention import causal_mask
 from minipe import (
     Batch,
     Embedding,
@@ -155,13 +156,24 @@ def test_attention_shape_mistakes() -> None:
 
 
 def test_scores_that_overflow_are_refused_not_turned_into_nan() -> None:
-    huge = Matrix([[1e200, 1e200]])  # q . k = 2e400: more than a float holds
-    with pytest.raises(ValueError, match="row 0 of the scores holds \\+inf"):
+    # Refused at the door: |q_i . k_j| <= d_k * max|q| * max|k| = 2 * 1e200 * 1e200 = 2e400,
+    # more than a float holds (about 1.8e308), so a score could be inf or inf - inf = NaN.
+    huge = Matrix([[1e200, 1e200]])
+    with pytest.raises(ValueError, match=r"q and k hold numbers as large as 1e\+200 and "
+                                         r"1e\+200: a score q_i . k_j, a sum of d_k = 2 "
+                                         r"products, could reach inf"):
         scaled_dot_product_attention(huge, huge, huge)
-    with pytest.raises(ValueError, match="row 0 of the scores holds \\+inf"):
+    with pytest.raises(ValueError, match="as large as inf and 1"):  # inf * 0 would be NaN
         scaled_dot_product_attention(Matrix([[math.inf]]), Matrix([[1.0]]), Matrix([[1.0]]))
-    with pytest.raises(ValueError, match="or only -inf"):  # q . k = -2e400 for every key
-        scaled_dot_product_attention(huge, -huge, huge)
+    with pytest.raises(ValueError, match="v holds inf: a weight of 0 times inf is NaN"):
+        scaled_dot_product_attention(Matrix([[1.0]]), Matrix([[1.0]]), Matrix([[math.inf]]))
+    # 1e150 * 1e150 * 2 = 2e300 fits: computed, not refused; q . k / sqrt(2) = 2e300 / sqrt(2)
+    large = Matrix([[1e150, 1e150]])
+    scores = scaled_dot_product_attention(large, large, large).scores
+    assert math.isclose(scores[0, 0], 2e300 / math.sqrt(2), rel_tol=1e-12)
+    # a bias that masks every key still says so, row by row
+    with pytest.raises(ValueError, match="or only -inf"):
+        scaled_dot_product_attention(large, large, large, bias=Matrix([[-math.inf]]))
 
 
 # --- the single head --------------------------------------------------------
@@ -331,3 +343,15 @@ def test_with_alibi_order_matters() -> None:
     flat = Matrix([[0.3] * 5] * 5)
     assert allclose(head(_permute_rows(x, order), bias=flat).output,
                     _permute_rows(head(x, bias=flat).output, order), abs_tol=1e-12)
+
+
+def test_tables_too_big_for_a_laptop_are_refused_with_the_estimate() -> None:
+    # n x n numbers at ~32 bytes each; the limit is about 4 GB (125,000,000 numbers)
+    with pytest.raises(ValueError, match=r"causal_mask\(1000000\) would hold "
+                                         r"1,000,000,000,000 numbers, about 32,000 GB"):
+        causal_mask(10**6)  # 10**12 numbers * 32 bytes = 3.2e13 bytes
+    # 3 * 10**5 * 10**5 = 3e10 numbers, about 960 GB
+    with pytest.raises(ValueError, match=r"W_q, W_k and W_v would hold 30,000,000,000 numbers, "
+                                         r"about 960 GB"):
+        SingleHeadAttention(10**5, 10**5)
+    assert causal_mask(2000).shape == (2000, 2000)  # 4e6 numbers, 128 MB: built

@@ -60,8 +60,8 @@ def test_a_list_of_lists_gives_a_batch() -> None:
 
 
 @pytest.mark.parametrize("ids, error, words", [
-    ([10], IndexError, r"ids\[0\] = 10 is out of range: this table has num_embeddings=10 rows, "
-                       r"so valid IDs are 0..9"),
+    ([10], IndexError, r"ids\[0\] = 10 is out of range: the table has 10 rows \(num_embeddings; "
+                       r".*\), so valid IDs are 0..9"),
     ([0, -1], IndexError, r"ids\[1\] = -1 is out of range.*negative IDs do not wrap around"),
     ([1.0], TypeError, r"ids\[0\] must be an int ID"),
     ([True], TypeError, "must be an int ID"),
@@ -99,3 +99,34 @@ def test_a_lookup_cannot_change_the_table() -> None:
     assert rows[0] == table.weight[0]
     with pytest.raises(AttributeError, match="cannot assign to field 'weight'"):
         table.weight = Matrix([[0.0]])  # type: ignore[misc]
+
+
+def test_an_id_past_a_token_table_says_the_table_needs_vocab_size_rows() -> None:
+    # Issue 17, item 11: the usual mix-up is a token table built with context_length rows.
+    # A 12-token vocabulary, but the table was built with context_length = 8 rows.
+    vocab_size, context_length = 12, 8
+    token_table = Embedding(context_length, 4, seed=0)
+    with pytest.raises(IndexError) as caught:
+        token_table([[3, 9, 1]])  # ID 9 exists in the vocabulary (0..11) but not in the table
+    sentence = str(caught.value)
+    assert sentence.startswith("ids[0][1] = 9 is out of range: the table has 8 rows")
+    assert "valid IDs are 0..7" in sentence
+    assert "num_embeddings = vocab_size" in sentence
+    assert "context_length rows is the usual mix-up" in sentence
+    assert Embedding(vocab_size, 4, seed=0)([[3, 9, 1]]).shape == (1, 3, 4)  # the right size
+
+
+def test_the_lookup_shares_the_tables_rows_and_checks_only_the_ids() -> None:
+    table = Embedding(6, 3, seed=0)
+    looked_up = table([5, 0, 5])
+    # the very tuples of the table, not copies: nothing was read number by number
+    assert looked_up.rows[0] is table.weight.rows[5]
+    assert looked_up.rows[2] is table.weight.rows[5]
+    assert looked_up.rows[1] is table.weight.rows[0]
+
+
+def test_a_table_too_big_for_a_laptop_is_refused_before_it_is_built() -> None:
+    # 10**10 rows x 8 = 8 * 10**10 numbers; at 32 bytes each, 2,560 GB (limit: about 4 GB)
+    with pytest.raises(ValueError, match=r"Embedding\(num_embeddings=10000000000, dim=8\) would "
+                                         r"hold 80,000,000,000 numbers, about 2,560 GB"):
+        Embedding(10**10, 8)

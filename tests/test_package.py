@@ -21,8 +21,10 @@ ALLOWED_IMPORTS = {
     "broadcast": set(),  # appendix B
     "display": {"broadcast"},  # support: printing
     "checks": {"broadcast"},  # support: argument checks
-    "arrays": {"broadcast", "checks", "display"},  # appendix A: Vector, Matrix
-    "batch": {"arrays", "broadcast", "checks", "display"},  # appendix A, part 2: Batch
+    "array_checks": {"broadcast", "checks"},  # appendix A, part 3: what the arrays check
+    "vector": {"array_checks", "broadcast", "checks", "display"},  # appendix A, part 1: Vector
+    "arrays": {"array_checks", "broadcast", "checks", "display", "vector"},  # A: Matrix
+    "batch": {"array_checks", "arrays", "broadcast", "checks", "display"},  # A, part 2: Batch
     # the chapters, in reading order: each imports only earlier ones and the above
     "tokenizer": {"checks"},
     "embedding": {"arrays", "batch", "broadcast", "checks"},

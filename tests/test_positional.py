@@ -247,3 +247,55 @@ def test_bad_input_is_explained(call: Any, error: type[Exception], words: str) -
 def test_fixed_means_the_same_numbers_every_time() -> None:
     assert sinusoidal_encoding(8, 4) == sinusoidal_encoding(8, 4)
     assert isinstance(sinusoidal_position(2, 4), Vector)
+
+
+@pytest.mark.parametrize("call, words", [
+    # numbers = the table's size; bytes = numbers * 32, rounded to whole GB
+    (lambda: sinusoidal_encoding(10**6, 10**4),  # 10**10 numbers, 320 GB
+     r"sinusoidal_encoding\(1000000, 10000\) would hold 10,000,000,000 numbers, about 320 GB"),
+    (lambda: sinusoidal_position(0, 10**10), r"10,000,000,000 numbers, about 320 GB"),
+    (lambda: sinusoidal_denominators(2 * 10**10), r"10,000,000,000 numbers, about 320 GB"),
+    (lambda: LearnedPositionalEmbedding(10**10, 8),  # 8e10 numbers, 2,560 GB; names its own
+     r"LearnedPositionalEmbedding\(context_length=10000000000, dim=8\) would hold "
+     r"80,000,000,000 numbers, about 2,560 GB"),
+    (lambda: relative_shift_matrix(1, 10**5), r"10,000,000,000 numbers, about 320 GB"),
+    (lambda: binary_encoding(10**5, 10**5), r"10,000,000,000 numbers, about 320 GB"),
+])
+def test_tables_too_big_for_a_laptop_are_refused_with_the_estimate(call: Any,
+                                                                   words: str) -> None:
+    with pytest.raises(ValueError, match=words + r" at ~32 bytes per number"):
+        call()
+
+
+def test_binary_encoding_with_a_huge_bits_does_not_compute_two_to_the_bits() -> None:
+    # 2**(10**10) would be a 1.25 GB integer; 1 position of 10**10 bits is the table to refuse
+    with pytest.raises(ValueError, match=r"binary_encoding\(1, 10000000000\) would hold "):
+        binary_encoding(1, 10**10)
+    assert binary_encoding(1, 3).tolist() == [[0.0, 0.0, 0.0]]  # position 0: every bit 0
+
+
+def test_positions_past_two_to_the_53_are_refused() -> None:
+    # 2**53 + 1 is the first integer a float cannot hold: float(2**53 + 1) == float(2**53)
+    assert float(2**53 + 1) == float(2**53)
+    with pytest.raises(ValueError, match=r"pos = 9,007,199,254,740,993 is past 2\*\*53"):
+        sinusoidal_position(2**53 + 1, 4)
+    with pytest.raises(ValueError, match=r"k \(the shift\) = 9,007,199,254,740,993 is past"):
+        relative_shift_matrix(2**53 + 1, 4)
+    with pytest.raises(ValueError, match=r"pos = ~10\^400 is past 2\*\*53"):
+        sinusoidal_position(10**400, 4)  # before: OverflowError from float(pos)
+    # 2**53 itself is exact: PE(2**53, 0) = sin(2**53), PE(2**53, 1) = cos(2**53)
+    assert sinusoidal_position(2**53, 2).tolist() == [math.sin(2.0**53), math.cos(2.0**53)]
+
+
+def test_a_base_whose_angles_overflow_is_refused_not_a_math_domain_error() -> None:
+    # d_model = 1000: the smallest denominator is (1e-320)**(998 / 1000), about 4.4e-320,
+    # and 999 / 4.4e-320 is past 1.8e308: the angle is inf, and sin(inf) a math domain error
+    smallest = 1e-320 ** (998 / 1000)
+    assert math.isinf(999 / smallest)
+    with pytest.raises(ValueError, match=r"base = 1e-320 makes pos / base\*\*\(2i / d_model\) "
+                                         r"overflow to inf at pos = 999"):
+        sinusoidal_encoding(1000, 1000, base=1e-320)
+    with pytest.raises(ValueError, match=r"overflow to inf at pos = 1000000000"):
+        relative_shift_matrix(-10**9, 1000, base=1e-320)  # the angle of a shift back: |k|
+    with pytest.raises(ValueError, match=r"base must be a finite number > 0 .* got ~10\^400"):
+        sinusoidal_encoding(4, 4, base=10**400)  # before: OverflowError inside math.isinf

@@ -251,3 +251,32 @@ def test_bad_input_is_explained(call: Any, error: type[Exception], words: str) -
 def test_repr_is_short() -> None:
     assert repr(RelativePositionEmbedding(16, 64)) == \
         "RelativePositionEmbedding(max_distance=16, dim=64)"
+
+
+@pytest.mark.parametrize("call, words", [
+    # numbers = the table's size; bytes = numbers * 32, rounded to whole GB
+    (lambda: alibi_bias(10**6, 0.5),  # 10**12 numbers, 32,000 GB
+     r"alibi_bias\(1000000, ...\) would hold 1,000,000,000,000 numbers, about 32,000 GB"),
+    (lambda: alibi_slopes(10**10), r"alibi_slopes\(10000000000\) would hold 10,000,000,000"),
+    (lambda: clipped_relative_positions(10**5, 2), r"10,000,000,000 numbers, about 320 GB"),
+    (lambda: RelativePositionEmbedding(10**10, 4),  # (2k + 1) * 4 = 80,000,000,004 numbers
+     r"RelativePositionEmbedding\(max_distance=10000000000, dim=4\) would hold "
+     r"80,000,000,004 numbers, about 2,560 GB"),
+    (lambda: RelativePositionEmbedding(2, 4)(10**5),  # a vector per pair: 10**10 pairs
+     r"RelativePositionEmbedding\(max_distance=2, dim=4\)\(100000\): a vector for each of "
+     r"100000 x 100000 pairs would hold 10,000,000,000 numbers"),
+])
+def test_tables_too_big_for_a_laptop_are_refused_with_the_estimate(call: Any,
+                                                                   words: str) -> None:
+    with pytest.raises(ValueError, match=words):
+        call()
+
+
+def test_t5_buckets_of_huge_offsets_need_no_float_of_them() -> None:
+    # before: OverflowError (integer division result too large for a float) in the log
+    assert t5_relative_bucket(10**400) == 31  # bidirectional, key after: the last bucket, 31
+    assert t5_relative_bucket(-10**400) == 15  # key before: the last of the lower half, 15
+    assert t5_relative_bucket(-10**400, bidirectional=False) == 31
+    assert t5_relative_bucket(128) == t5_relative_bucket(129) == 31  # from max_distance on
+    with pytest.raises(ValueError, match=r"max_distance = ~10\^400 is past 2\*\*53"):
+        t5_relative_bucket(5, max_distance=10**400)
