@@ -94,7 +94,8 @@ if __name__ == "__main__":
     heads = {}
     for task in TASKS:
         result = train(TinyModel(VOCAB, D, T, positions="rope", seed=0), task,
-                       steps=steps, batch_size=batch_size)
+                       steps=steps, batch_size=batch_size,
+                       on_step=lesson.progress(task, steps))
         heads[task] = result.model
         print(f"   {task:15} {steps} steps x {batch_size} sequences: "
               f"loss {result.losses[0]:.3f} -> {result.losses[-1]:.4f}")
@@ -202,7 +203,7 @@ if __name__ == "__main__":
     for method in ("default", "linear"):
         start = stretched(heads["copy-back"], method, 4 * T)  # PI: theta_i / 4, kept
         tuned = train(start, "copy-back", steps=fine_steps, batch_size=4, seq_len=4 * T,
-                      seed=2).model
+                      seed=2, on_step=lesson.progress(f"{method}, 32 tokens", fine_steps)).model
         past = shares_right(tuned, "copy-back", 4 * T)[1]
         tuned_scores[method] = scores = score_by_distance(tuned, distances)
         rival = max(scores[r] for r in distances if r != 2)
