@@ -263,3 +263,22 @@ def check_frequencies(frequencies: object, pairs: int, vector: type, width: str)
         raise ValueError(f"frequencies must be a Vector of {width} = {pairs} finite angles "
                          f"theta_i > 0, one per pair (rope_frequencies makes them), got "
                          f"{frequencies!r:.80}")
+
+
+BYTES_PER_NUMBER = 32  # a Python float (24 bytes) and the list's pointer to it (8)
+MEMORY_LIMIT = 10**9  # bytes: 1 GB held; building it takes about half as much again
+
+
+def check_memory(numbers: int, what: str, advice: str) -> None:
+    """Refuse, before any work, what would hold more than MEMORY_LIMIT bytes of floats.
+
+    >>> check_memory(36_000_000, "6,000 x 6,000 attention scores", "use a shorter text")
+    Traceback (most recent call last):
+    ValueError: 6,000 x 6,000 attention scores would hold 36,000,000 numbers, about 1.2 GB \
+(32 bytes a Python float), more than the 1 GB minipe allows itself: use a shorter text
+    """
+    size = numbers * BYTES_PER_NUMBER  # bytes
+    if size > MEMORY_LIMIT:
+        raise ValueError(f"{what} would hold {numbers:,} numbers, about {size / 1e9:,.1f} GB "
+                         f"({BYTES_PER_NUMBER} bytes a Python float), more than the "
+                         f"{MEMORY_LIMIT / 1e9:g} GB minipe allows itself: {advice}")

@@ -18,11 +18,23 @@ machine. Two special tokens close the vocabulary:
 Text is lower-cased, so "The" and "the" are one token and the vocabulary stays
 small. (GPT-2's tokenizer keeps case and splits words into sub-word pieces by
 byte-pair encoding; this chapter leaves that out - a token here is a word.)
+
+Before anything else, text is normalised to Unicode's NFC. One word can be
+typed as two different strings: "café" with the single letter é (U+00E9), or
+with an e followed by a combining accent (U+0301), which is how macOS writes
+file names. They look the same and mean the same, but they are different
+characters - and \w+ does not count a combining accent as part of the word,
+so the second spelling would split into 'cafe' and a lone accent. NFC
+composes every letter-plus-accent that has a single character into that
+character, so both spellings become the same token and get the same ID:
+
+    tokenize("cafe\u0301") == tokenize("caf\u00e9") == ['café']
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -43,10 +55,15 @@ _APOSTROPHE = re.compile(r"(\w) ' (\w)")
 
 
 def tokenize(text: str) -> list[str]:
-    """'The cat sat.' -> ['the', 'cat', 'sat', '.']: lower-cased words and punctuation marks."""
+    """'The cat sat.' -> ['the', 'cat', 'sat', '.']: lower-cased words and punctuation marks.
+
+    The text is put in NFC first, so an accent typed as its own character
+    joins its letter (see the chapter's docstring).
+    """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    return TOKEN_PATTERN.findall(text.lower())
+    composed = unicodedata.normalize("NFC", text)  # e + U+0301 -> é: one spelling per word
+    return TOKEN_PATTERN.findall(composed.lower())
 
 
 @dataclass(frozen=True, repr=False)
@@ -132,7 +149,9 @@ def _checked_vocabulary(tokens: object) -> tuple[str, ...]:
     if tokenize(" ".join(tokens)) != list(tokens):  # spaces split tokens, and nothing else does
         for token in tokens:
             if tokenize(token) != [token]:  # e.g. "Cat" (text is lower-cased) or "a b"
+                hint = ("" if unicodedata.is_normalized("NFC", token) else
+                        " (it is not in NFC: tokenize() composes letter and accent first)")
                 raise ValueError(f"Tokenizer's token {token!r} can never come out of "
-                                 f"tokenize(), which gives {tokenize(token)}; use lower-case "
-                                 f"words and single punctuation marks")
+                                 f"tokenize(), which gives {tokenize(token)}{hint}; use "
+                                 f"lower-case words and single punctuation marks")
     return tuple(tokens)
