@@ -19,16 +19,16 @@ Text is lower-cased, so "The" and "the" are one token and the vocabulary stays
 small. (GPT-2's tokenizer keeps case and splits words into sub-word pieces by
 byte-pair encoding; this chapter leaves that out - a token here is a word.)
 
-Before anything else, text is normalised to Unicode's NFC. One word can be
-typed as two different strings: "café" with the single letter é (U+00E9), or
-with an e followed by a combining accent (U+0301), which is how macOS writes
-file names. They look the same and mean the same, but they are different
-characters - and \w+ does not count a combining accent as part of the word,
-so the second spelling would split into 'cafe' and a lone accent. NFC
-composes every letter-plus-accent that has a single character into that
-character, so both spellings become the same token and get the same ID:
-
-    tokenize("cafe\u0301") == tokenize("caf\u00e9") == ['café']
+Before anything else, text is put in Unicode's NFC form. One word can arrive
+as two different byte sequences: "café" typed with the single letter é
+(U+00E9, UTF-8 bytes C3 A9), or with a plain e and then a combining acute
+accent (U+0065 U+0301, bytes 65 CC 81), which is how macOS writes file names.
+On screen it is one word; to Python they are two different strings, and the
+letters a token is made of do not include a lone combining accent, so the
+second spelling would split into 'cafe' and an accent. NFC composes each
+letter-plus-accent that has a one-character form into that character: both
+spellings become the one token 'café', with one ID, and decode gives it back
+in that form.
 """
 
 from __future__ import annotations

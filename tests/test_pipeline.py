@@ -268,3 +268,21 @@ def test_cli_positions_rope_and_alibi(capsys: pytest.CaptureFixture[str]) -> Non
         main(["--positions", "rope", "--d-model", "5"])
     assert exit_info.value.code == 2
     assert "positions='rope' needs an even d_model, got 5" in capsys.readouterr().err
+
+
+# --- sizes that cannot finish: refused at run()'s door, before any work -------------------
+
+def test_a_run_that_would_hold_more_than_1_gb_is_refused_with_the_estimate() -> None:
+    from minipe.pipeline import numbers_held
+
+    # 2 n^2 scores and weights + 8 n d vectors + 3 d^2 head weights, at n = 3936, d = 8:
+    # 2 x 15,492,096 + 251,904 + 192 = 31,236,288 numbers x 32 bytes = 999,561,216 <= 10^9
+    assert numbers_held(3936, 8) == 31_236_288
+    # one token more: 2 x 15,499,969 + 251,968 + 192 = 31,252,098 x 32 = 1,000,067,136 > 10^9
+    with pytest.raises(ValueError, match=r"run\(\) on 3,937 tokens at d_model = 8 would hold "
+                       r"31,252,098 numbers, about 1\.0 GB"):
+        run("w " * 3937)
+    # ALiBi's bias is a third n x n table: 3 x 1000^2 + 8 x 1000 x 8 + 3 x 8^2
+    assert numbers_held(1000, 8, "alibi") == 3_064_192
+    with pytest.raises(ValueError, match="d_model = 8192 would hold 201,457,672 numbers"):
+        run("a b", d_model=8192)  # 3 x 8192^2 + 8 x 2 x 8192 + 2 x 2^2 = 201,457,672
