@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -204,3 +205,28 @@ def test_ctrl_c_in_a_lesson_is_one_line_and_130() -> None:
     assert done.returncode == 130
     assert done.stderr.strip() == "stopped by Ctrl-C"
     assert done.stdout == "Lesson 0: a test\n================\n\n1. the first stage\n"
+
+
+# --- long but feasible work says so, on a terminal only -----------------------------------
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_long_work_says_it_has_started_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    from minipe.__main__ import LONG, working
+
+    screen = _Terminal()
+    monkeypatch.setattr(sys, "stderr", screen)
+    with working("3,000 tokens", LONG + 1):
+        assert screen.getvalue() == "3,000 tokens: working ..."  # said before the work
+    assert re.fullmatch(r"3,000 tokens: working \.\.\. done in \d+\.\d s\n", screen.getvalue())
+    with working("small", LONG):  # at most LONG numbers: quick, nothing said
+        pass
+    piped = io.StringIO()  # not a terminal: nothing said, whatever the size
+    monkeypatch.setattr(sys, "stderr", piped)
+    with working("3,000 tokens", 10 * LONG):
+        pass
+    assert piped.getvalue() == "" and screen.getvalue().count("\n") == 1

@@ -122,12 +122,13 @@ def figure_for(args: argparse.Namespace) -> Heatmap | LineChart:
 
 def work_size(args: argparse.Namespace) -> int:
     """About how many numbers the figure computes: past LONG, a terminal is told."""
+    d_model = int(args.d_model)
     if args.kind == "pe":
-        return args.num_positions * args.d_model
+        return int(args.num_positions) * d_model
     if args.kind == "curves":
-        return args.num_positions * len(args.dims or (0, 1, 2, 3))
+        return int(args.num_positions) * len(args.dims or (0, 1, 2, 3))
     if args.kind == "dot":
-        return (args.max_offset + 1) * len(args.at) * args.d_model  # one row per point
+        return (int(args.max_offset) + 1) * len(args.at) * d_model  # one row per point
     return numbers_held(len(tokenize(args.text)), args.d_model, args.position_kind)
 
 
