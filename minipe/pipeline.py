@@ -191,7 +191,8 @@ def run(
     """
     tokens = tokenize(text)  # 1. text -> tokens (the door checks text is a str)
     if not tokens:
-        raise ValueError(f"text {text!r} has no tokens: give some words, like {DEFAULT_TEXT!r}")
+        raise ValueError(f"text {_clip(repr(text), 40)} has no tokens: give some words, like "
+                         f"{DEFAULT_TEXT!r}")
     _check_settings(d_model, positions, seed, causal)
     n = len(tokens)
     check_memory(numbers_held(n, d_model, positions),

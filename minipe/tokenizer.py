@@ -95,7 +95,8 @@ class Tokenizer:
         """The vocabulary of `text`: its distinct tokens, sorted, then the two special ones."""
         words = sorted(set(tokenize(text)) - {UNKNOWN, END_OF_TEXT})
         if not words:
-            raise ValueError(f"the text {text!r} has no words to build a vocabulary from "
+            shown = repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
+            raise ValueError(f"the text {shown} has no words to build a vocabulary from "
                              f"(special tokens like {END_OF_TEXT} do not count)")
         return cls(words + [UNKNOWN, END_OF_TEXT])
 

@@ -286,3 +286,11 @@ def test_a_run_that_would_hold_more_than_1_gb_is_refused_with_the_estimate() -> 
     assert numbers_held(1000, 8, "alibi") == 3_064_192
     with pytest.raises(ValueError, match="d_model = 8192 would hold 201,457,672 numbers"):
         run("a b", d_model=8192)  # 3 x 8192^2 + 8 x 2 x 8192 + 2 x 2^2 = 201,457,672
+
+
+def test_a_long_text_without_tokens_is_named_short() -> None:
+    with pytest.raises(ValueError) as error:
+        run(" " * 10**6)
+    # repr(" " * 10**6) cut to 40 characters: the quote, 36 spaces, "..."
+    assert str(error.value) == ("text '" + " " * 36 + "... has no tokens: give some words, "
+                                "like 'The cat sat on the mat'")

@@ -124,3 +124,12 @@ def test_an_accent_typed_as_its_own_character_gives_the_same_id() -> None:
 def test_a_vocabulary_token_not_in_nfc_is_refused_and_the_sentence_says_why() -> None:
     with pytest.raises(ValueError, match="not in NFC"):
         Tokenizer(["cafe\u0301", "<|unk|>"])
+
+
+def test_a_long_corpus_without_words_is_named_short() -> None:
+    with pytest.raises(ValueError) as error:
+        Tokenizer.from_corpus("<|endoftext|> " * 10**5)
+    # the first 40 characters: "<|endoftext|> " (14) twice, then 12: "<|endoftext|"
+    assert str(error.value).startswith("the text '<|endoftext|> <|endoftext|> <|endoftext|'... "
+                                       "has no words")
+    assert len(str(error.value)) < 200
