@@ -191,18 +191,24 @@ def trace_command(argv: list[str]) -> int:
 def working(what: str, size: int) -> Iterator[None]:
     """On a terminal, say on stderr that work of `size` numbers (past LONG) is under way.
 
-    The line is erased when the work is done; piped or small, nothing is said.
+    When the work is done the line says how long it took; if it fails or is
+    stopped, the line is erased, and what stopped it speaks. Piped or small:
+    nothing is said.
     """
     shown = size > LONG and sys.stderr.isatty()
+    line = f"{what}: working ..."
     if shown:
-        sys.stderr.write(f"{what}: working ...")
+        sys.stderr.write(line)
         sys.stderr.flush()
     start = time.perf_counter()
     try:
         yield
-    finally:
+    except BaseException:  # a refusal, Ctrl-C: the line goes, the reason follows
         if shown:
-            sys.stderr.write(f" done in {time.perf_counter() - start:.1f} s\n")
+            sys.stderr.write("\r" + " " * len(line) + "\r")
+        raise
+    if shown:
+        sys.stderr.write(f" done in {time.perf_counter() - start:.1f} s\n")
 
 
 def ends_quietly(command: Callable[[list[str]], int], argv: list[str]) -> int:

@@ -230,3 +230,9 @@ def test_long_work_says_it_has_started_on_a_terminal_only(monkeypatch: pytest.Mo
     with working("3,000 tokens", 10 * LONG):
         pass
     assert piped.getvalue() == "" and screen.getvalue().count("\n") == 1
+    refused = _Terminal()  # work that fails: the line is erased, the error speaks
+    monkeypatch.setattr(sys, "stderr", refused)
+    with pytest.raises(ValueError), working("big", LONG + 1):
+        raise ValueError("too big")
+    # "big: working ..." is 16 characters: back to the start, 16 spaces, back again
+    assert refused.getvalue() == "big: working ..." + "\r" + " " * 16 + "\r"
