@@ -236,3 +236,14 @@ def test_long_work_says_it_has_started_on_a_terminal_only(monkeypatch: pytest.Mo
         raise ValueError("too big")
     # "big: working ..." is 16 characters: back to the start, 16 spaces, back again
     assert refused.getvalue() == "big: working ..." + "\r" + " " * 16 + "\r"
+
+
+def test_a_lesson_that_cannot_write_its_figures_says_so(tmp_path: Path) -> None:
+    a_file = tmp_path / "taken"
+    a_file.write_text("")
+    done = subprocess.run([sys.executable, str(WALKTHROUGHS / "04_sinusoidal_by_hand.py"),
+                           "--svg", str(a_file / "figures")], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr == (f"--svg {a_file / 'figures'}: cannot write the figures there "
+                           f"(Not a directory)\n")

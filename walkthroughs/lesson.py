@@ -130,8 +130,13 @@ class Lesson:
             return
         from minipe.plot import write_svg  # only now: drawing is optional
 
-        self.svg_dir.mkdir(parents=True, exist_ok=True)
-        path = write_svg(self.svg_dir / filename, figure.svg())
+        try:
+            self.svg_dir.mkdir(parents=True, exist_ok=True)
+            path = write_svg(self.svg_dir / filename, figure.svg())
+        except OSError as error:  # a usage error: a sentence and status 2, not a traceback
+            print(f"--svg {self.svg_dir}: cannot write the figures there "
+                  f"({error.strerror or error})", file=sys.stderr)
+            raise SystemExit(2) from None
         print(f"   [figure written: {path}]")
 
     def pause(self, prompt: str = PROMPT) -> None:
