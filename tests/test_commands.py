@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -184,9 +185,21 @@ def test_a_lesson_ends_quietly_when_the_pipe_is_closed(lesson: str) -> None:
     assert (status, errors) == (1, "")
 
 
+def test_training_read_by_head_ends_quietly() -> None:
+    # head leaves after the first line; the progress line that meets the closed pipe is
+    # written from inside train(), through on_step
+    command = f"{shlex.quote(sys.executable)} -m minipe train --steps 2000 | head -1"
+    done = subprocess.run(["sh", "-c", command], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert done.stdout == ("TinyModel(vocab_size=5, d_model=8, context_length=8, "
+                           "positions='learned')\n")
+    assert done.stderr == ""
+
+
 def test_a_lesson_read_by_head_ends_quietly() -> None:
     # the real thing: head reads one line, then leaves while the lesson still prints
-    command = f"{sys.executable} {WALKTHROUGHS / '09_the_whole_pipeline.py'} | head -1"
+    lesson = shlex.quote(str(WALKTHROUGHS / "09_the_whole_pipeline.py"))
+    command = f"{shlex.quote(sys.executable)} {lesson} | head -1"
     done = subprocess.run(["sh", "-c", command], cwd=ROOT, capture_output=True, text=True,
                           timeout=60)
     assert done.stdout == "Lesson 9: the whole pipeline\n" and done.stderr == ""
