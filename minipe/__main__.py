@@ -176,7 +176,7 @@ def trace_command(argv: list[str]) -> int:
     parser = trace_parser()
     args = parser.parse_args(argv)
     n = len(tokenize(args.text))
-    size = numbers_held(n, args.d_model, args.positions)  # run() refuses it past 1 GB
+    size = numbers_held(n, args.d_model, args.positions)  # run() refuses it past 4 GB
     try:
         with working(f"{n:,} tokens, {size:,} numbers to hold", size):
             trace = run(args.text, d_model=args.d_model, positions=args.positions,

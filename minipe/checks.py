@@ -79,6 +79,33 @@ def checked_flag(value: object, name: str) -> bool:
     return value
 
 
+MEMORY_LIMIT = 4 * 10**9  # bytes: about what a laptop can give one Python process
+BYTES_PER_NUMBER = 32  # a float in a Python list: a 24-byte object and an 8-byte pointer
+MAX_NUMBERS = MEMORY_LIMIT // BYTES_PER_NUMBER  # 125,000,000
+
+
+def check_table_size(numbers: int, what: str) -> None:
+    """Refuse, before building it, a table that would not fit in a laptop's memory.
+
+    >>> check_table_size(10**6 * 10**6, "causal_mask(1000000)")
+    Traceback (most recent call last):
+    ValueError: causal_mask(1000000) would hold 1,000,000,000,000 numbers, about 32,000 GB at \
+~32 bytes per number in Python lists; minipe builds at most about 4 GB (125,000,000 numbers)
+    """
+    needed = numbers * BYTES_PER_NUMBER  # bytes
+    if needed > MEMORY_LIMIT:
+        gigabytes = (needed + 10**9 // 2) // 10**9  # in ints: 10**400 numbers cannot overflow
+        raise ValueError(f"{what} would hold {_count(numbers)} numbers, about "
+                         f"{_count(gigabytes)} GB at ~{BYTES_PER_NUMBER} bytes per number in "
+                         f"Python lists; minipe builds at most about {MEMORY_LIMIT // 10**9} GB "
+                         f"({MAX_NUMBERS:,} numbers)")
+
+
+def _count(n: int) -> str:
+    """1,000,000 with commas; a number of more than 20 digits as ~10^k."""
+    return f"{n:,}" if n < 10**20 else f"~10^{len(str(n)) - 1}"
+
+
 def checked_index(index: object, size: int, what: str) -> int:
     if isinstance(index, bool) or not isinstance(index, int):
         raise TypeError(f"{what} index must be an int, got {index!r}")
@@ -263,22 +290,3 @@ def check_frequencies(frequencies: object, pairs: int, vector: type, width: str)
         raise ValueError(f"frequencies must be a Vector of {width} = {pairs} finite angles "
                          f"theta_i > 0, one per pair (rope_frequencies makes them), got "
                          f"{frequencies!r:.80}")
-
-
-BYTES_PER_NUMBER = 32  # a Python float (24 bytes) and the list's pointer to it (8)
-MEMORY_LIMIT = 10**9  # bytes: 1 GB held; building it takes about half as much again
-
-
-def check_memory(numbers: int, what: str, advice: str) -> None:
-    """Refuse, before any work, what would hold more than MEMORY_LIMIT bytes of floats.
-
-    >>> check_memory(36_000_000, "6,000 x 6,000 attention scores", "use a shorter text")
-    Traceback (most recent call last):
-    ValueError: 6,000 x 6,000 attention scores would hold 36,000,000 numbers, about 1.2 GB \
-(32 bytes a Python float), more than the 1 GB minipe allows itself: use a shorter text
-    """
-    size = numbers * BYTES_PER_NUMBER  # bytes
-    if size > MEMORY_LIMIT:
-        raise ValueError(f"{what} would hold {numbers:,} numbers, about {size / 1e9:,.1f} GB "
-                         f"({BYTES_PER_NUMBER} bytes a Python float), more than the "
-                         f"{MEMORY_LIMIT / 1e9:g} GB minipe allows itself: {advice}")

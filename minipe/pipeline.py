@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from minipe.arrays import Matrix
 from minipe.attention import AttentionResult, SingleHeadAttention
-from minipe.checks import check_memory, checked_flag, checked_size
+from minipe.checks import check_table_size, checked_flag, checked_size
 from minipe.display import format_matrix, short_list
 from minipe.embedding import Embedding
 from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
@@ -195,9 +195,8 @@ def run(
                          f"{DEFAULT_TEXT!r}")
     _check_settings(d_model, positions, seed, causal)
     n = len(tokens)
-    check_memory(numbers_held(n, d_model, positions),
-                 f"run() on {n:,} tokens at d_model = {d_model}",
-                 "give a shorter text or a smaller d_model")
+    check_table_size(numbers_held(n, d_model, positions),
+                     f"run() on {n:,} tokens at d_model = {d_model}")
     tokenizer = Tokenizer.from_corpus(text)  # the vocabulary: the text's own words, sorted
     token_ids = tokenizer.encode(text)  # 2. tokens -> token IDs
 

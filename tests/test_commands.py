@@ -124,12 +124,13 @@ def test_a_text_that_is_a_command_name_goes_after_two_dashes() -> None:
 
 
 def test_a_text_too_long_for_memory_is_refused_with_the_estimate() -> None:
-    done = _command(" ".join(["word"] * 6000))
+    done = _command(" ".join(["word"] * 10_000))
     assert done.returncode == 2 and done.stdout == ""
-    # 2 x 6000^2 scores and weights + 8 x 6000 x 8 vectors + 3 x 8^2 head weights
-    held = 2 * 6000 * 6000 + 8 * 6000 * 8 + 3 * 8 * 8  # 72,384,192
-    assert f"run() on 6,000 tokens at d_model = 8 would hold {held:,} numbers, about " \
-        f"{held * 32 / 1e9:.1f} GB" in done.stderr
+    # 2 x 10000^2 scores and weights + 8 x 10000 x 8 vectors + 3 x 8^2 head weights
+    held = 2 * 10_000 * 10_000 + 8 * 10_000 * 8 + 3 * 8 * 8  # 200,640,192
+    gigabytes = round(held * 32 / 1e9)  # 6.4 GB: 6
+    assert f"run() on 10,000 tokens at d_model = 8 would hold {held:,} numbers, about " \
+        f"{gigabytes} GB" in done.stderr
     wide = _command("a b", "--d-model", "10000")  # 3 x 10^8 head weights alone
     assert wide.returncode == 2 and "at d_model = 10000 would hold" in wide.stderr
 

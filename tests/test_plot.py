@@ -327,12 +327,12 @@ def test_the_dot_product_at_a_billion_needs_two_rows_not_a_table() -> None:
 
 
 @pytest.mark.parametrize("call, words", [
-    # 2 copies x 10^6 x 768 = 1,536,000,000 numbers x 32 bytes = 49.2 GB
+    # 2 copies x 10^6 x 768 = 1,536,000,000 numbers x 32 bytes = 49.152 GB
     (lambda: pe_table(10**6, 768), r"pe_table\(1,000,000, 768\) would hold 1,536,000,000 "
-     r"numbers, about 49\.2 GB"),
-    # 2 copies x 10^8 positions x (4 default lines + x) = 10^9 numbers = 32.0 GB
+     r"numbers, about 49 GB"),
+    # 2 copies x 10^8 positions x (4 default lines + x) = 10^9 numbers = 32 GB
     (lambda: curves(None, 10**8, 32), "curves over 100,000,000 positions would hold "
-     "1,000,000,000 numbers, about 32.0 GB"),
+     "1,000,000,000 numbers, about 32 GB"),
     # 2 copies x (10^9 + 1) offsets x (2 lines + x) = 6,000,000,006 numbers
     (lambda: dot_products(10**9, 32), "would hold 6,000,000,006 numbers"),
     (lambda: dot_products(64, 32, at=(2**53 - 64,)), r"p \+ max_offset = 9,007,199,254,740,992 "

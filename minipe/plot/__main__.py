@@ -13,7 +13,7 @@ command --positions is always a number.
 
 Like every minipe command it ends quietly: Ctrl-C prints one line and exits
 with 130, a reader that stops early (`| head -1`) ends it with status 1. What
-would hold more than 1 GB is refused with the estimate in the sentence; long
+would hold more than 4 GB is refused with the estimate in the sentence; long
 but feasible work says on a terminal that it has started.
 """
 

@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
-from minipe.checks import check_memory, checked_size
+from minipe.checks import check_table_size, checked_size
 from minipe.arrays import Matrix
 from minipe.pipeline import Trace
 from minipe.plot.colors import color_scale
@@ -128,9 +128,8 @@ def pe_table(num_positions: int = 64, d_model: int = 32, *, base: float = 10000.
     """
     checked_size(num_positions, "num_positions")
     checked_size(d_model, "d_model")
-    check_memory(2 * num_positions * d_model,  # the table, and the Heatmap's checked copy
-                 f"pe_table({num_positions:,}, {d_model:,})",
-                 "a picture shows a few hundred rows and columns at most; ask for fewer")
+    check_table_size(2 * num_positions * d_model,  # the table, and the Heatmap's copy
+                     f"pe_table({num_positions:,}, {d_model:,})")
     table = sinusoidal_encoding(num_positions, d_model, base=base)  # (num_positions, d_model)
     return Heatmap(table, title=f"Sinusoidal position encodings: {num_positions} positions x "
                    f"{d_model} dimensions", subtitle=f"{PE_FORMULA}, base = {base:g}",
@@ -154,9 +153,8 @@ def curves(dims: Sequence[int] | None = None, num_positions: int = 64, d_model: 
     checked_size(d_model, "d_model")
     checked_size(num_positions, "num_positions", minimum=2)  # a wave needs two points
     checked = default_dims(d_model) if dims is None else _checked_list(dims, "dims", "dimension")
-    check_memory(2 * num_positions * (len(checked) + 1),  # x and one y per line, copied once
-                 f"curves over {num_positions:,} positions",
-                 "a chart shows a few thousand points at most; ask for fewer positions")
+    check_table_size(2 * num_positions * (len(checked) + 1),  # x and the lines, copied once
+                     f"curves over {num_positions:,} positions")
     for j in checked:
         if j >= d_model:
             raise ValueError(f"dimension {j} is out of range: d_model = {d_model} has "
@@ -213,9 +211,8 @@ def dot_products(max_offset: int = 64, d_model: int = 32, at: Sequence[int] = (0
     checked_size(max_offset, "max_offset")
     checked_size(d_model, "d_model")
     starts = _checked_list(at, "at", "position p (>= 0)")
-    check_memory(2 * (max_offset + 1) * (len(starts) + 1),  # x and the lines, copied once
-                 f"dot products for k = 0 .. {max_offset:,}",
-                 "a chart shows a few thousand points at most; ask for a smaller max_offset")
+    check_table_size(2 * (max_offset + 1) * (len(starts) + 1),  # x and the lines, copied once
+                     f"dot products for k = 0 .. {max_offset:,}")
     last = max(starts) + max_offset
     if last >= EXACT_POSITIONS:
         raise ValueError(f"p + max_offset = {last:,} is past 2^53 = {EXACT_POSITIONS:,}: there "
