@@ -139,8 +139,9 @@ def plot_command(argv: list[str]) -> int:
     if args.width > MAX_WIDTH:
         args.kind_parser.error(f"--width must be at most {MAX_WIDTH} columns, got "
                                f"{args.width:,}; the printed picture is for a terminal")
+    size = work_size(args)
     try:
-        with working(f"{args.kind}: about {work_size(args):,} numbers", work_size(args)):
+        with working(f"{args.kind}: about {size:,} numbers", size):
             figure = figure_for(args)
             if args.out is not None:
                 said = f"wrote {write_svg(args.out, figure.svg())}"
