@@ -14,7 +14,7 @@ Read the chapters in this order:
     7 context.py     past the context window: stretching RoPE (PI, NTK, YaRN, Llama 3.1)
     8 pipeline.py    every stage at once: run(text) -> Trace
     9 training.py    backpropagation written out: TinyModel learns where tokens are
-      lab.py         tasks that need positions, Adam, train(); python -m minipe.train
+      lab.py         tasks that need positions, Adam, train(); python -m minipe train
    10 plot/          pictures: terminal heatmaps and SVG (import minipe.plot for them)
 
 The chapters stand on two appendices, to read when curiosity calls:

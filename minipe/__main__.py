@@ -1,4 +1,4 @@
-"""python -m minipe [TEXT]: print every stage from text to attention.
+"""python -m minipe [TEXT] and python -m minipe train: the commands of the book.
 
     python -m minipe
     python -m minipe "A man bites a dog" --d-model 8 --positions learned
@@ -6,30 +6,58 @@
     python -m minipe "A dog bites a man" --positions none --causal   # the mask leaks it
     python -m minipe --positions rope      # rotate q and k; add nothing
     python -m minipe --positions alibi     # a distance penalty on the scores
-    python -m minipe train --positions rope   # chapter 9: the same as python -m minipe.train
+    python -m minipe -- train              # the pipeline on the word "train" itself
+
+    python -m minipe train --positions rope --task previous-token
+    python -m minipe train --positions none --task who-bites-whom    # blind to order
+    python -m minipe train --positions learned --steps 100 --seed 3
+
+`train` trains a TinyModel on a task: on a terminal its progress is one line
+that redraws itself (step, loss, a bar); piped or redirected, a plain line
+every tenth of the run. Then a summary: the loss before and after, and the
+accuracy at the training length T and at 2T, where a learned table has no
+rows and says so. Installed, `minipe` is the same command: `minipe train`.
+
+In Python the function is `from minipe import train`: no module of the
+package is called `train`, so importing one never hides the function.
+
+Every command ends quietly: Ctrl-C prints one line and exits with 130 (what a
+shell reports for it); a reader that stops early (`| head -1`) ends it with
+no traceback and status 1, as Python's documentation advises for a closed pipe.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
+import time
+from typing import Callable, Iterator, TextIO
 
-from minipe.pipeline import DEFAULT_TEXT, POSITION_KINDS, run
+from minipe.lab import TASKS, WORDS, accuracy, train
+from minipe.pipeline import DEFAULT_TEXT, POSITION_KINDS, numbers_held, run
+from minipe.tokenizer import tokenize
+from minipe.training import POSITIONS, TinyModel
+
+BAR = 30  # characters in the progress bar
+LONG = 2_000_000  # numbers to hold: past this, a terminal is told the work has started
 
 
-def build_parser() -> argparse.ArgumentParser:
+def trace_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m minipe",
         description="Show how a transformer gets its input: text -> tokens -> token IDs "
         "-> token embeddings -> + position encodings -> input embeddings -> attention. "
         "Every stage is printed with its shape and its first and last numbers.",
         epilog="`python -m minipe train ...` (or `minipe train ...`) trains a small model "
-        "instead: see `python -m minipe.train --help`.",
+        "instead: see `python -m minipe train --help`. To run the pipeline on a text that "
+        "is a command's name, put -- before it: `python -m minipe -- train`.",
     )
     parser.add_argument("text", nargs="?", default=DEFAULT_TEXT,
                         help=f"the text to run (default: {DEFAULT_TEXT!r}); its own words "
-                        "make the vocabulary")
+                        "make the vocabulary. A text that is a command's name (train) "
+                        "goes after --")
     parser.add_argument("--d-model", type=int, default=8, metavar="N",
                         help="width of every embedding vector (default: 8)")
     parser.add_argument("--positions", choices=POSITION_KINDS, default="sinusoidal",
@@ -48,24 +76,159 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["train"]:  # `minipe train ...`, once installed: the training command
-        from minipe.train import main as train_main
-        return train_main(argv[1:])
-    parser = build_parser()
+def train_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m minipe train",
+        description="Train one attention head (minipe's TinyModel) with Adam on a task that "
+        "needs positions, then test it at the training length T and at 2T. Ctrl-C stops "
+        "it; the model is only ever replaced, never changed, so nothing is lost.")
+    parser.add_argument("--positions", choices=POSITIONS, default="learned",
+                        help="how the model knows where a token is: none; learned (a table "
+                        "of T rows, trained); sinusoidal (the fixed table); rope (q and k "
+                        "turned by position); alibi (-|i - j| / 2 added to the scores) "
+                        "(default: learned)")
+    parser.add_argument("--task", choices=TASKS, default="previous-token",
+                        help="previous-token: predict the token before; copy-back: the token "
+                        "K back; who-bites-whom: in 'a man bites a dog who?', predict the "
+                        "subject (default: previous-token)")
+    parser.add_argument("--steps", type=int, default=300, help="training steps (default: 300)")
+    parser.add_argument("--batch-size", type=int, default=8,
+                        help="sequences per step, each new (default: 8)")
+    parser.add_argument("--learning-rate", type=float, default=0.05,
+                        help="Adam's step size (default: 0.05)")
+    parser.add_argument("--seq-len", type=int, default=8, metavar="T",
+                        help="training length T; also the learned table's rows "
+                        "(default: 8; who-bites-whom's sentences have 6 tokens)")
+    parser.add_argument("--d-model", type=int, default=8, help="width of every vector "
+                        "(default: 8)")
+    parser.add_argument("--vocab-size", type=int, default=5,
+                        help=f"token kinds for previous-token and copy-back (default: 5; "
+                        f"who-bites-whom uses its {len(WORDS)} words)")
+    parser.add_argument("--k", type=int, default=2, help="copy-back's distance (default: 2)")
+    parser.add_argument("--base", type=float, default=10000.0,
+                        help="the base of sinusoidal and rope positions (default: 10000)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the model's tables and of the batches (default: 0)")
+    return parser
+
+
+class Progress:
+    """on_step for `train`: a redrawn line on a terminal, plain lines otherwise."""
+
+    def __init__(self, steps: int, stream: TextIO) -> None:
+        self.steps = steps
+        self.stream = stream
+        self.live = stream.isatty()
+        self.every = max(1, steps // 10)  # piped: ten lines per run
+        self.step = 0  # the last step done, for the line that Ctrl-C prints
+
+    def __call__(self, step: int, loss: float) -> None:
+        self.step = step
+        filled = BAR * step // self.steps
+        line = (f"step {step:>{len(str(self.steps))}}/{self.steps}  loss {loss:7.4f}  "
+                f"[{'#' * filled}{'.' * (BAR - filled)}]")
+        if self.live:
+            self.stream.write("\r" + line + ("\n" if step == self.steps else ""))
+            self.stream.flush()
+        elif step % self.every == 0 or step in (1, self.steps):
+            self.stream.write(line + "\n")
+            self.stream.flush()  # a reader sees each line as it comes
+
+
+def train_command(argv: list[str]) -> int:
+    """`python -m minipe train ...`: 0 when done, 130 after Ctrl-C; bad options exit 2."""
+    parser = train_parser()
     args = parser.parse_args(argv)
+    vocab_size = len(WORDS) if args.task == "who-bites-whom" else args.vocab_size
+    seq_len = 6 if args.task == "who-bites-whom" else args.seq_len
+    progress = Progress(args.steps, sys.stdout)
     try:
-        trace = run(args.text, d_model=args.d_model, positions=args.positions,
-                    seed=args.seed, causal=args.causal)
+        model = TinyModel(vocab_size, args.d_model, seq_len, positions=args.positions,
+                          base=args.base, seed=args.seed)
+        print(f"{model!r}\ntask {args.task}: {args.steps} steps x {args.batch_size} "
+              f"sequences of T = {seq_len}, Adam at {args.learning_rate}", flush=True)
+        start = time.perf_counter()
+        result = train(model, args.task, steps=args.steps, batch_size=args.batch_size,
+                       learning_rate=args.learning_rate, seed=args.seed, k=args.k,
+                       on_step=progress)
+    except (TypeError, ValueError) as error:
+        parser.error(str(error))  # exits with status 2 and the sentence
+    except KeyboardInterrupt:
+        print(f"\nstopped by Ctrl-C at step {progress.step} of {args.steps}: nothing is "
+              f"lost, train() never changes the model it was given", file=sys.stderr)
+        return 130
+    seconds = time.perf_counter() - start
+    print(f"loss {result.losses[0]:.4f} -> {result.losses[-1]:.4f} in {seconds:.1f} s")
+    print(f"accuracy at T = {seq_len}: {accuracy(result.model, args.task, k=args.k):.1%}")
+    if args.task == "who-bites-whom":
+        print("at 2T: does not apply (every sentence has 6 tokens)")
+    elif args.positions == "learned":
+        print(f"at 2T = {2 * seq_len}: cannot run - the learned table has {seq_len} rows, "
+              f"none for positions {seq_len}..{2 * seq_len - 1}")
+    else:
+        long = accuracy(result.model, args.task, seq_len=2 * seq_len, k=args.k)
+        print(f"at 2T = {2 * seq_len}: {long:.1%}")
+    return 0
+
+
+def trace_command(argv: list[str]) -> int:
+    """`python -m minipe [TEXT] ...`: print every stage; bad options exit 2."""
+    parser = trace_parser()
+    args = parser.parse_args(argv)
+    n = len(tokenize(args.text))
+    size = numbers_held(n, args.d_model, args.positions)  # run() refuses it past 4 GB
+    try:
+        with working(f"{n:,} tokens, {size:,} numbers to hold", size):
+            trace = run(args.text, d_model=args.d_model, positions=args.positions,
+                        seed=args.seed, causal=args.causal)
     except (TypeError, ValueError) as error:
         parser.error(str(error))  # exits with status 2 and the message
+    print(trace)
+    return 0
+
+
+@contextlib.contextmanager
+def working(what: str, size: int) -> Iterator[None]:
+    """On a terminal, say on stderr that work of `size` numbers (past LONG) is under way.
+
+    When the work is done the line says how long it took; if it fails or is
+    stopped, the line is erased, and what stopped it speaks. Piped or small:
+    nothing is said.
+    """
+    shown = size > LONG and sys.stderr.isatty()
+    line = f"{what}: working ..."
+    if shown:
+        sys.stderr.write(line)
+        sys.stderr.flush()
+    start = time.perf_counter()
     try:
-        print(trace, flush=True)  # flush now: a closed pipe shows up here, not at exit
-    except BrokenPipeError:  # `python -m minipe | head`: the reader stopped reading
+        yield
+    except BaseException:  # a refusal, Ctrl-C: the line goes, the reason follows
+        if shown:
+            sys.stderr.write("\r" + " " * len(line) + "\r")
+        raise
+    if shown:
+        sys.stderr.write(f" done in {time.perf_counter() - start:.1f} s\n")
+
+
+def ends_quietly(command: Callable[[list[str]], int], argv: list[str]) -> int:
+    """command(argv)'s status; 130 after Ctrl-C (one line), 1 if stdout's reader left."""
+    try:
+        status = command(argv)
+        sys.stdout.flush()  # flush now: a closed pipe shows up here, not at exit
+    except KeyboardInterrupt:  # before or after the command's own handling
+        print("\nstopped by Ctrl-C", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `python -m minipe | head -1`: the reader stopped reading
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
         return 1  # as Python's documentation of SIGPIPE advises; and no traceback
-    return 0
+    return status
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    command = train_command if argv[:1] == ["train"] else trace_command
+    return ends_quietly(command, argv[1:] if command is train_command else argv)
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from minipe.arrays import Matrix
 from minipe.attention import AttentionResult, SingleHeadAttention
-from minipe.checks import checked_flag, checked_size
+from minipe.checks import check_table_size, checked_flag, checked_size
 from minipe.display import format_matrix, short_list
 from minipe.embedding import Embedding
 from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
@@ -191,11 +191,14 @@ def run(
     """
     tokens = tokenize(text)  # 1. text -> tokens (the door checks text is a str)
     if not tokens:
-        raise ValueError(f"text {text!r} has no tokens: give some words, like {DEFAULT_TEXT!r}")
+        raise ValueError(f"text {_clip(repr(text), 40)} has no tokens: give some words, like "
+                         f"{DEFAULT_TEXT!r}")
     _check_settings(d_model, positions, seed, causal)
+    n = len(tokens)
+    check_table_size(numbers_held(n, d_model, positions),
+                     f"run() on {n:,} tokens at d_model = {d_model}")
     tokenizer = Tokenizer.from_corpus(text)  # the vocabulary: the text's own words, sorted
     token_ids = tokenizer.encode(text)  # 2. tokens -> token IDs
-    n = len(token_ids)
 
     token_table = Embedding(tokenizer.vocab_size, d_model, seed=seed)
     token_embeddings = token_table(token_ids)  # 3. (n, d_model): row token_ids[pos] per pos
@@ -231,6 +234,18 @@ def run(
         causal=causal,
         attention_bias=attention_bias,
     )
+
+
+def numbers_held(n: int, d_model: int, positions: str = "sinusoidal") -> int:
+    """How many numbers a run on n tokens holds: n x n attention grows fastest.
+
+    >>> numbers_held(6000, 8)    # 2 x 36,000,000 scores and weights, and the rest
+    72384192
+    """
+    head_weights = 3 * d_model * d_model  # W_q, W_k, W_v: (d_model, d_model) each
+    vectors = 8 * n * d_model  # (n, d_model): token rows, table, inputs, q, k, v, output ...
+    scores = (3 if positions == "alibi" else 2) * n * n  # (n, n): scores, weights, bias
+    return head_weights + vectors + scores
 
 
 def _check_settings(d_model: int, positions: str, seed: int, causal: bool) -> None:

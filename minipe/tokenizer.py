@@ -18,11 +18,23 @@ machine. Two special tokens close the vocabulary:
 Text is lower-cased, so "The" and "the" are one token and the vocabulary stays
 small. (GPT-2's tokenizer keeps case and splits words into sub-word pieces by
 byte-pair encoding; this chapter leaves that out - a token here is a word.)
+
+Before anything else, text is put in Unicode's NFC form. One word can arrive
+as two different byte sequences: "café" typed with the single letter é
+(U+00E9, UTF-8 bytes C3 A9), or with a plain e and then a combining acute
+accent (U+0065 U+0301, bytes 65 CC 81), which is how macOS writes file names.
+On screen it is one word; to Python they are two different strings, and the
+letters a token is made of do not include a lone combining accent, so the
+second spelling would split into 'cafe' and an accent. NFC composes each
+letter-plus-accent that has a one-character form into that character: both
+spellings become the one token 'café', with one ID, and decode gives it back
+in that form.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -43,10 +55,15 @@ _APOSTROPHE = re.compile(r"(\w) ' (\w)")
 
 
 def tokenize(text: str) -> list[str]:
-    """'The cat sat.' -> ['the', 'cat', 'sat', '.']: lower-cased words and punctuation marks."""
+    """'The cat sat.' -> ['the', 'cat', 'sat', '.']: lower-cased words and punctuation marks.
+
+    The text is put in NFC first, so an accent typed as its own character
+    joins its letter (see the chapter's docstring).
+    """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    return TOKEN_PATTERN.findall(text.lower())
+    composed = unicodedata.normalize("NFC", text)  # e + U+0301 -> é: one spelling per word
+    return TOKEN_PATTERN.findall(composed.lower())
 
 
 @dataclass(frozen=True, repr=False)
@@ -78,7 +95,8 @@ class Tokenizer:
         """The vocabulary of `text`: its distinct tokens, sorted, then the two special ones."""
         words = sorted(set(tokenize(text)) - {UNKNOWN, END_OF_TEXT})
         if not words:
-            raise ValueError(f"the text {text!r} has no words to build a vocabulary from "
+            shown = repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
+            raise ValueError(f"the text {shown} has no words to build a vocabulary from "
                              f"(special tokens like {END_OF_TEXT} do not count)")
         return cls(words + [UNKNOWN, END_OF_TEXT])
 
@@ -132,7 +150,9 @@ def _checked_vocabulary(tokens: object) -> tuple[str, ...]:
     if tokenize(" ".join(tokens)) != list(tokens):  # spaces split tokens, and nothing else does
         for token in tokens:
             if tokenize(token) != [token]:  # e.g. "Cat" (text is lower-cased) or "a b"
+                hint = ("" if unicodedata.is_normalized("NFC", token) else
+                        " (it is not in NFC: tokenize() composes letter and accent first)")
                 raise ValueError(f"Tokenizer's token {token!r} can never come out of "
-                                 f"tokenize(), which gives {tokenize(token)}; use lower-case "
-                                 f"words and single punctuation marks")
+                                 f"tokenize(), which gives {tokenize(token)}{hint}; use "
+                                 f"lower-case words and single punctuation marks")
     return tuple(tokens)

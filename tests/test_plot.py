@@ -312,6 +312,40 @@ def test_dot_product_depends_only_on_the_offset() -> None:
     assert len(group(parse(chart.svg()), "series").findall(f"{SVG}polyline")) == 2
 
 
+
+def test_the_dot_product_at_a_billion_needs_two_rows_not_a_table() -> None:
+    chart = dot_products(4, 8, at=(10**9,))  # a table would need 10**9 + 5 rows
+    (_, dots), = chart.series
+    p = 10**9
+    for k in range(5):
+        # PE(p) . PE(p + k) at p = 10^9, written out from the formula, pair by pair
+        a = [p / 10000 ** (2 * i / 8) for i in range(4)]  # PE(p)'s angles
+        b = [(p + k) / 10000 ** (2 * i / 8) for i in range(4)]  # PE(p + k)'s angles
+        by_hand = sum(math.sin(a[i]) * math.sin(b[i]) + math.cos(a[i]) * math.cos(b[i])
+                      for i in range(4))
+        assert math.isclose(dots[k], by_hand, abs_tol=1e-9)
+        # and it is still sum_i cos(k / 10000**(2i/8)): the offset alone
+        assert math.isclose(dots[k], sum(math.cos(k / 10000 ** (2 * i / 8)) for i in range(4)),
+                            abs_tol=1e-6)
+
+
+@pytest.mark.parametrize("call, words", [
+    # 2 copies x 10^6 x 768 = 1,536,000,000 numbers x 32 bytes = 49.152 GB
+    (lambda: pe_table(10**6, 768), r"pe_table\(1,000,000, 768\) would hold 1,536,000,000 "
+     r"numbers, about 49 GB"),
+    # 2 copies x 10^8 positions x (4 default lines + x) = 10^9 numbers = 32 GB
+    (lambda: curves(None, 10**8, 32), "curves over 100,000,000 positions would hold "
+     "1,000,000,000 numbers, about 32 GB"),
+    # 2 copies x (10^9 + 1) offsets x (2 lines + x) = 6,000,000,006 numbers
+    (lambda: dot_products(10**9, 32), "would hold 6,000,000,006 numbers"),
+    (lambda: dot_products(64, 32, at=(2**53 - 64,)), r"p \+ max_offset = 9,007,199,254,740,992 "
+     r"is past 2\^53"),
+    (lambda: curves((0, 1), 1, 8), "num_positions must be >= 2, got 1"),
+])
+def test_sizes_that_cannot_finish_are_refused_with_the_estimate(call: Any, words: str) -> None:
+    with pytest.raises(ValueError, match=words):
+        call()
+
 # --- the terminal --------------------------------------------------------------------
 
 def test_shades_step_through_the_range() -> None:
@@ -520,6 +554,10 @@ def test_a_reader_that_stops_early_ends_the_picture_quietly() -> None:
     (["histogram"], "invalid choice: 'histogram'"),
     ([], "the following arguments are required: KIND"),
     (["pe", "--out", "no/such/directory/pe.svg"], "cannot write 'no/such/directory/pe.svg'"),
+    (["curves", "--width", "1000000"], "--width must be at most 1000 columns, got 1,000,000"),
+    (["pe", "--positions", "1000000", "--d-model", "768"], "would hold 1,536,000,000 numbers"),
+    (["dot", "--max-offset", "1000000000"], "would hold 6,000,000,006 numbers"),
+    (["attention", "--d-model", "100000"], "at d_model = 100000 would hold"),
 ])
 def test_bad_arguments_exit_2_with_a_message(args: list[str], words: str) -> None:
     done = cli(*args)

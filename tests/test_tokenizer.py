@@ -107,3 +107,29 @@ def test_a_tokenizer_cannot_be_changed() -> None:
     tokenizer = Tokenizer.from_corpus(CORPUS)
     with pytest.raises(AttributeError, match="cannot assign to field '_token_to_id'"):
         tokenizer._token_to_id = {}  # type: ignore[misc]
+
+
+def test_an_accent_typed_as_its_own_character_gives_the_same_id() -> None:
+    composed = "un caf\u00e9 noir"  # é as one character, U+00E9
+    decomposed = "un cafe\u0301 noir"  # e, then the combining acute accent U+0301 (macOS)
+    assert composed != decomposed and len(decomposed) == len(composed) + 1
+    for corpus in (composed, decomposed):
+        tokenizer = Tokenizer.from_corpus(corpus)
+        # sorted words: caf\u00e9 0, noir 1, un 2; then <|unk|> 3, <|endoftext|> 4
+        assert tokenizer.tokens == ("caf\u00e9", "noir", "un", "<|unk|>", "<|endoftext|>")
+        assert tokenizer.encode(composed) == tokenizer.encode(decomposed) == [2, 0, 1]
+        assert tokenizer.decode([2, 0, 1]) == composed  # NFC: the one-character é
+
+
+def test_a_vocabulary_token_not_in_nfc_is_refused_and_the_sentence_says_why() -> None:
+    with pytest.raises(ValueError, match="not in NFC"):
+        Tokenizer(["cafe\u0301", "<|unk|>"])
+
+
+def test_a_long_corpus_without_words_is_named_short() -> None:
+    with pytest.raises(ValueError) as error:
+        Tokenizer.from_corpus("<|endoftext|> " * 10**5)
+    # the first 40 characters: "<|endoftext|> " (14) twice, then 12: "<|endoftext|"
+    assert str(error.value).startswith("the text '<|endoftext|> <|endoftext|> <|endoftext|'... "
+                                       "has no words")
+    assert len(str(error.value)) < 200

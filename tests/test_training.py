@@ -10,17 +10,11 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-import minipe
 from minipe import Matrix, TinyModel, Vector, accuracy, allclose, task_batch, train
-from minipe.__main__ import main as minipe_main
 
-ROOT = Path(__file__).resolve().parent.parent
 KINDS = ("none", "learned", "sinusoidal", "rope", "alibi")
 
 
@@ -308,59 +302,3 @@ def test_bad_arguments_fail_with_a_sentence() -> None:
         train(model, "who-bites-whom")
     with pytest.raises(ValueError, match="learning_rate must be a positive"):
         train(model, "previous-token", learning_rate=-1.0)
-
-
-def _command(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "minipe.train", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
-
-
-def test_the_command_trains_and_reports_t_and_2t() -> None:
-    done = _command("--positions", "rope", "--steps", "40")
-    assert done.returncode == 0 and done.stderr == ""  # no runpy warning: minipe never
-    # imports its command module minipe.train, so -m runs it once, as __main__
-    lines = done.stdout.splitlines()
-    assert lines[-3].startswith("loss ") and lines[-2].startswith("accuracy at T = 8: ")
-    assert lines[-1].startswith("at 2T = 16: ")
-    assert sum(line.startswith("step ") for line in lines) == 11  # piped: plain lines
-    learned = _command("--positions", "learned", "--steps", "5").stdout.splitlines()[-1]
-    assert learned.startswith("at 2T = 16: cannot run - the learned table has 8 rows")
-
-
-def test_the_command_explains_every_option_and_refuses_bad_ones() -> None:
-    helped = _command("--help").stdout
-    for option in ("--positions", "--task", "--steps", "--batch-size", "--learning-rate",
-                   "--seq-len", "--d-model", "--vocab-size", "--k", "--base", "--seed"):
-        assert option in helped
-    bad = _command("--steps", "0")
-    assert bad.returncode == 2 and "steps must be >= 1, got 0" in bad.stderr
-    assert "invalid choice: 'absolute'" in _command("--positions", "absolute").stderr
-
-
-def test_minipe_train_is_the_same_command(capsys: pytest.CaptureFixture[str],
-                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    # importing the command module minipe.train makes it the package's attribute `train`,
-    # in place of the function: monkeypatch puts the function back when the test ends
-    monkeypatch.setattr(minipe, "train", minipe.train)
-    assert minipe_main(["train", "--steps", "3", "--positions", "none"]) == 0
-    assert "accuracy at T = 8: " in capsys.readouterr().out
-
-
-def test_on_a_terminal_the_progress_redraws_one_line() -> None:
-    import io
-    import runpy
-
-    # run the command's file as a script, so that minipe.train stays the function
-    Progress = runpy.run_path(str(ROOT / "minipe" / "train.py"))["Progress"]
-
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
-    screen = Terminal()
-    progress = Progress(steps=4, stream=screen)
-    for step in range(1, 5):
-        progress(step, 1.0 / step)
-    drawn = screen.getvalue()
-    assert drawn.count("\r") == 4 and drawn.endswith("\n") and drawn.count("\n") == 1
-    assert "step 4/4  loss  0.2500  [" + "#" * 30 + "]" in drawn  # the bar is full at the end

@@ -129,7 +129,7 @@ if __name__ == "__main__":
         verdict = "near 0" if share < 0.1 else "still far from 0"
         print(f"   {kind:10} {share:6.1%} of ln 5: {verdict}")
     print(f"These are {steps} steps. To see how a slow curve goes on, train one for")
-    print("longer: python -m minipe.train --positions sinusoidal (300 steps x 8).")
+    print("longer: python -m minipe train --positions sinusoidal (300 steps x 8).")
     lesson.save_figure("loss_curves.svg", LineChart(
         x=tuple(float(step) for step in range(1, steps + 1)),
         series=tuple((kind, results[kind].losses) for kind in KINDS),

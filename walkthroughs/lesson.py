@@ -17,6 +17,10 @@ build/figures/ in the clone, which git ignores.
 The pause waits only when stdin is a terminal. Piped or redirected, the
 lesson runs straight through, so it never hangs a script or a test.
 
+A lesson ends quietly, as the commands do: Ctrl-C prints one line and exits
+with 130, and a reader that stops early (`| head -1`) ends it with status 1
+and no traceback. `Lesson()` sets this up for the script that makes it.
+
 This file is not a lesson; it keeps the lessons from repeating it. Each
 lesson imports it first, so that it can also find minipe in a clone where
 minipe is not installed (the package sits one directory up).
@@ -26,8 +30,11 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import io
+import os
 import sys
 from pathlib import Path
+from types import TracebackType
 from typing import Callable, Protocol
 
 CLONE = str(Path(__file__).resolve().parent.parent)  # the directory that holds minipe/
@@ -37,6 +44,29 @@ if importlib.util.find_spec("minipe") is None and CLONE not in sys.path:
 PROMPT = "   ... press Enter for the next stage "
 ANSWER_PROMPT = "   ... try it yourself, then press Enter for the answer "
 FIGURES = Path(CLONE) / "build" / "figures"  # where `--svg` alone draws: git ignores build/
+
+
+def end_quietly_on_ctrl_c_and_closed_pipes() -> None:
+    """For the lesson script: Ctrl-C and a closed stdout end it with one line or none.
+
+    Every line goes out as soon as it is printed, so a reader that left shows
+    up at the print that meets it, not in Python's last flush at exit.
+    """
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(line_buffering=True)
+    sys.excepthook = _ended
+
+
+def _ended(kind: type[BaseException], error: BaseException,
+           traceback: TracebackType | None) -> None:
+    """sys.excepthook: the uncaught Ctrl-C or closed pipe ends the lesson quietly."""
+    if issubclass(kind, KeyboardInterrupt):
+        print("\nstopped by Ctrl-C", file=sys.stderr)
+        raise SystemExit(130)  # what a shell reports after Ctrl-C; Python exits with it
+    if issubclass(kind, BrokenPipeError):  # `| head -1`: the reader stopped reading
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        raise SystemExit(1)  # as Python's documentation of SIGPIPE advises
+    sys.__excepthook__(kind, error, traceback)  # any other error: its traceback, as always
 
 
 class Figure(Protocol):
@@ -54,6 +84,7 @@ class Lesson:
 
     def __init__(self, doc: str | None, argv: list[str] | None = None) -> None:
         doc = (doc or "").strip()
+        end_quietly_on_ctrl_c_and_closed_pipes()
         parser = argparse.ArgumentParser(
             description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
         parser.add_argument("--step", action="store_true",
@@ -99,8 +130,13 @@ class Lesson:
             return
         from minipe.plot import write_svg  # only now: drawing is optional
 
-        self.svg_dir.mkdir(parents=True, exist_ok=True)
-        path = write_svg(self.svg_dir / filename, figure.svg())
+        try:
+            self.svg_dir.mkdir(parents=True, exist_ok=True)
+            path = write_svg(self.svg_dir / filename, figure.svg())
+        except OSError as error:  # a usage error: a sentence and status 2, not a traceback
+            print(f"--svg {self.svg_dir}: cannot write the figures there "
+                  f"({error.strerror or error})", file=sys.stderr)
+            raise SystemExit(2) from None
         print(f"   [figure written: {path}]")
 
     def progress(self, label: str, steps: int) -> Callable[[int, float], None]:

@@ -10,15 +10,20 @@ One name per idea, in every kind: --positions N is how many positions (rows),
 file, --width the printed width. The kind of position encoding, which
 `python -m minipe` calls --positions, is --position-kind here: in this
 command --positions is always a number.
+
+Like every minipe command it ends quietly: Ctrl-C prints one line and exits
+with 130, a reader that stops early (`| head -1`) ends it with status 1. What
+would hold more than 4 GB is refused with the estimate in the sentence; long
+but feasible work says on a terminal that it has started.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
-from minipe.pipeline import DEFAULT_TEXT, POSITION_KINDS, run
+from minipe.__main__ import ends_quietly, working
+from minipe.pipeline import DEFAULT_TEXT, POSITION_KINDS, numbers_held, run
 from minipe.plot.figures import (
     Heatmap,
     LineChart,
@@ -29,6 +34,9 @@ from minipe.plot.figures import (
 )
 from minipe.plot.files import write_svg
 from minipe.plot.terminal import use_color
+from minipe.tokenizer import tokenize
+
+MAX_WIDTH = 1000  # columns: wider than any terminal
 
 KINDS = {
     "pe": "the sinusoidal table as a heatmap: rows are positions, columns dimensions",
@@ -112,26 +120,43 @@ def figure_for(args: argparse.Namespace) -> Heatmap | LineChart:
     return attention_weights(trace)
 
 
-def main(argv: list[str] | None = None) -> int:
+def work_size(args: argparse.Namespace) -> int:
+    """About how many numbers the figure computes: past LONG, a terminal is told."""
+    d_model = int(args.d_model)
+    if args.kind == "pe":
+        return int(args.num_positions) * d_model
+    if args.kind == "curves":
+        return int(args.num_positions) * len(args.dims or (0, 1, 2, 3))
+    if args.kind == "dot":
+        return (int(args.max_offset) + 1) * len(args.at) * d_model  # one row per point
+    return numbers_held(len(tokenize(args.text)), args.d_model, args.position_kind)
+
+
+def plot_command(argv: list[str]) -> int:
+    """`python -m minipe.plot KIND ...`: print or write the figure; bad options exit 2."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.width > MAX_WIDTH:
+        args.kind_parser.error(f"--width must be at most {MAX_WIDTH} columns, got "
+                               f"{args.width:,}; the printed picture is for a terminal")
+    size = work_size(args)
     try:
-        figure = figure_for(args)
-        if args.out is None:
-            if isinstance(figure, Heatmap):
+        with working(f"{args.kind}: about {size:,} numbers", size):
+            figure = figure_for(args)
+            if args.out is not None:
+                said = f"wrote {write_svg(args.out, figure.svg())}"
+            elif isinstance(figure, Heatmap):
                 said = figure.text(width=args.width, color=use_color(sys.stdout))
             else:
                 said = figure.text(width=args.width)
-        else:
-            said = f"wrote {write_svg(args.out, figure.svg())}"
     except (TypeError, ValueError, OSError) as error:
         args.kind_parser.error(str(error))  # exits with status 2 and the message
-    try:
-        print(said)
-        sys.stdout.flush()
-    except BrokenPipeError:  # the reader stopped early, as `| head` does: end quietly
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    print(said)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return ends_quietly(plot_command, sys.argv[1:] if argv is None else argv)
 
 
 if __name__ == "__main__":

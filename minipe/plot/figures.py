@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
-from minipe.checks import checked_size
+from minipe.checks import check_table_size, checked_size
 from minipe.arrays import Matrix
 from minipe.pipeline import Trace
 from minipe.plot.colors import color_scale
@@ -33,9 +33,10 @@ from minipe.plot.table import (
     unmasked,
 )
 from minipe.plot.terminal import heatmap_text, line_chart_text
-from minipe.positional import sinusoidal_denominators, sinusoidal_encoding
+from minipe.positional import sinusoidal_denominators, sinusoidal_encoding, sinusoidal_position
 
 POINTS_PER_POSITION = 8  # curves: points of each line between two whole positions
+EXACT_POSITIONS = 2**53  # past it, a float cannot tell pos from pos + 1
 PE_FORMULA = "PE(pos, 2i) = sin(pos / base^(2i/d_model)), PE(pos, 2i+1) = cos(same angle)"
 
 
@@ -136,6 +137,10 @@ def pe_table(num_positions: int = 64, d_model: int = 32, *, base: float = 10000.
     >>> pe_table(64, 32).table.shape
     (64, 32)
     """
+    checked_size(num_positions, "num_positions")
+    checked_size(d_model, "d_model")
+    check_table_size(2 * num_positions * d_model,  # the table, and the Heatmap's copy
+                     f"pe_table({num_positions:,}, {d_model:,})")
     table = sinusoidal_encoding(num_positions, d_model, base=base)  # (num_positions, d_model)
     return Heatmap(table, title=f"Sinusoidal position encodings: {num_positions} positions x "
                    f"{d_model} dimensions", subtitle=f"{PE_FORMULA}, base = {base:g}",
@@ -157,8 +162,10 @@ def curves(dims: Sequence[int] | None = None, num_positions: int = 64, d_model: 
     ['PE(pos, 0) = sin(pos / 1), wavelength 6.28', 'PE(pos, 16) = sin(pos / 100), wavelength 628']
     """
     checked_size(d_model, "d_model")
-    checked_size(num_positions, "num_positions")
+    checked_size(num_positions, "num_positions", minimum=2)  # a wave needs two points
     checked = default_dims(d_model) if dims is None else _checked_list(dims, "dims", "dimension")
+    check_table_size(2 * num_positions * (len(checked) + 1),  # x and the lines, copied once
+                     f"curves over {num_positions:,} positions")
     for j in checked:
         if j >= d_model:
             raise ValueError(f"dimension {j} is out of range: d_model = {d_model} has "
@@ -202,6 +209,9 @@ def dot_products(max_offset: int = 64, d_model: int = 32, at: Sequence[int] = (0
                  *, base: float = 10000.0) -> LineChart:
     """PE(p) · PE(p + k) for k = 0 .. max_offset, one line per p in `at`.
 
+    Only the rows it needs are computed, one at a time: a dot product at
+    p = 10**9 needs PE(p) and PE(p + k), not the 10**9 rows before them.
+
     Each pair of columns adds sin(a) sin(b) + cos(a) cos(b) = cos(b - a), so the
     dot product is sum_i cos(k / base**(2i / d_model)): it depends on k only,
     and the lines for different p lie on top of each other.
@@ -210,11 +220,19 @@ def dot_products(max_offset: int = 64, d_model: int = 32, at: Sequence[int] = (0
     2.0
     """
     checked_size(max_offset, "max_offset")
+    checked_size(d_model, "d_model")
     starts = _checked_list(at, "at", "position p (>= 0)")
-    table = sinusoidal_encoding(max(starts) + max_offset + 1, d_model, base=base)
+    check_table_size(2 * (max_offset + 1) * (len(starts) + 1),  # x and the lines, copied once
+                     f"dot products for k = 0 .. {max_offset:,}")
+    last = max(starts) + max_offset
+    if last >= EXACT_POSITIONS:
+        raise ValueError(f"p + max_offset = {last:,} is past 2^53 = {EXACT_POSITIONS:,}: there "
+                         f"a float cannot tell pos from pos + 1, so every k would look like 0")
     series = []
-    for p in starts:
-        dots = tuple(table[p].dot(table[p + k]) for k in range(max_offset + 1))
+    for p in starts:  # two rows of the table at a time, never the p rows before them
+        pe_p = sinusoidal_position(p, d_model, base=base)  # (d_model,)
+        dots = tuple(pe_p.dot(sinusoidal_position(p + k, d_model, base=base))
+                     for k in range(max_offset + 1))
         series.append((f"p = {p}: PE({p}) · PE({p} + k)", dots))
     title = f"PE(p) · PE(p + k) depends only on the offset k (d_model = {d_model})"
     return LineChart(tuple(map(float, range(max_offset + 1))), tuple(series), title=title,

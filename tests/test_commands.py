@@ -1,0 +1,263 @@
+"""The commands: python -m minipe [TEXT], python -m minipe train, python -m minipe.plot KIND.
+
+Each runs as a learner runs it, in a subprocess from the clone: it trains and reports,
+explains its options, refuses what cannot finish with the estimate in the sentence, and
+ends quietly on Ctrl-C (one line, status 130) and when its reader goes away (status 1, as
+Python's documentation advises for a closed pipe, and nothing on stderr). The lessons too.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import minipe
+from minipe.__main__ import Progress, main
+
+ROOT = Path(__file__).resolve().parent.parent
+WALKTHROUGHS = ROOT / "walkthroughs"
+
+
+def _command(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "minipe", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+
+
+# --- python -m minipe train ---------------------------------------------------------------
+
+def test_the_command_trains_and_reports_t_and_2t() -> None:
+    done = _command("train", "--positions", "rope", "--steps", "40")
+    assert done.returncode == 0 and done.stderr == ""
+    lines = done.stdout.splitlines()
+    assert lines[-3].startswith("loss ") and lines[-2].startswith("accuracy at T = 8: ")
+    assert lines[-1].startswith("at 2T = 16: ")
+    # piped: a line at step 1 and every 40 // 10 = 4 steps, 4 .. 40: 1 + 10 lines
+    assert sum(line.startswith("step ") for line in lines) == 11
+    learned = _command("train", "--positions", "learned", "--steps", "5").stdout.splitlines()
+    assert learned[-1].startswith("at 2T = 16: cannot run - the learned table has 8 rows")
+
+
+def test_the_command_explains_every_option_and_refuses_bad_ones() -> None:
+    helped = _command("train", "--help").stdout
+    assert helped.startswith("usage: python -m minipe train")
+    for option in ("--positions", "--task", "--steps", "--batch-size", "--learning-rate",
+                   "--seq-len", "--d-model", "--vocab-size", "--k", "--base", "--seed"):
+        assert option in helped
+    bad = _command("train", "--steps", "0")
+    assert bad.returncode == 2 and "steps must be >= 1, got 0" in bad.stderr
+    assert "invalid choice: 'absolute'" in _command("train", "--positions", "absolute").stderr
+
+
+def test_minipe_train_is_the_same_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["train", "--steps", "3", "--positions", "none"]) == 0
+    assert "accuracy at T = 8: " in capsys.readouterr().out
+
+
+def test_on_a_terminal_the_progress_redraws_one_line() -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    progress = Progress(steps=4, stream=screen)
+    for step in range(1, 5):
+        progress(step, 1.0 / step)
+    drawn = screen.getvalue()
+    assert drawn.count("\r") == 4 and drawn.endswith("\n") and drawn.count("\n") == 1
+    assert "step 4/4  loss  0.2500  [" + "#" * 30 + "]" in drawn  # the bar is full at the end
+    assert progress.step == 4  # what Ctrl-C reports
+
+
+def test_minipe_train_is_the_function_whatever_is_imported() -> None:
+    # Importing a submodule binds its name in the package; so no module may be called train.
+    script = ("import importlib, pkgutil, types, minipe\n"
+              "for module in pkgutil.walk_packages(minipe.__path__, 'minipe.'):\n"
+              "    importlib.import_module(module.name)\n"
+              "assert isinstance(minipe.train, types.FunctionType), minipe.train\n"
+              "try:\n"
+              "    import minipe.train\n"
+              "except ModuleNotFoundError:\n"
+              "    print('no module minipe.train')\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "no module minipe.train\n"
+    assert not (ROOT / "minipe" / "train.py").exists() and callable(minipe.train)
+
+
+def test_ctrl_c_during_training_says_the_step_and_exits_130() -> None:
+    process = subprocess.Popen([sys.executable, "-m", "minipe", "train", "--steps", "100000"],
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    assert process.stdout is not None and process.stderr is not None
+    line = process.stdout.readline()
+    while not line.startswith("step "):  # the model, the task, then step 1: training runs
+        line = process.stdout.readline()
+    process.send_signal(signal.SIGINT)
+    out, errors = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "Traceback" not in errors
+    said = errors.strip().splitlines()
+    assert len(said) == 1 and said[0].startswith("stopped by Ctrl-C at step ")
+    assert said[0].endswith("of 100000: nothing is lost, train() never changes the model "
+                            "it was given")
+    assert "loss " not in out  # no summary after the interruption
+
+
+# --- python -m minipe [TEXT] --------------------------------------------------------------
+
+def test_a_text_that_is_a_command_name_goes_after_two_dashes() -> None:
+    done = _command("--", "train")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("text: 'train'   (d_model=8, positions=sinusoidal)")
+    assert "python -m minipe -- train" in _command("--help").stdout
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "python -m minipe -- train" in readme
+
+
+def test_a_text_too_long_for_memory_is_refused_with_the_estimate() -> None:
+    done = _command(" ".join(["word"] * 10_000))
+    assert done.returncode == 2 and done.stdout == ""
+    # 2 x 10000^2 scores and weights + 8 x 10000 x 8 vectors + 3 x 8^2 head weights
+    held = 2 * 10_000 * 10_000 + 8 * 10_000 * 8 + 3 * 8 * 8  # 200,640,192
+    gigabytes = round(held * 32 / 1e9)  # 6.4 GB: 6
+    assert f"run() on 10,000 tokens at d_model = 8 would hold {held:,} numbers, about " \
+        f"{gigabytes} GB" in done.stderr
+    wide = _command("a b", "--d-model", "10000")  # 3 x 10^8 head weights alone
+    assert wide.returncode == 2 and "at d_model = 10000 would hold" in wide.stderr
+
+
+def test_ctrl_c_in_the_pipeline_is_one_line_and_130() -> None:
+    # a run that is interrupted while it works: run() sends this process SIGINT
+    script = ("import os, signal, sys, time\n"
+              "import minipe.__main__ as command\n"
+              "def run(*args, **kwargs):\n"
+              "    os.kill(os.getpid(), signal.SIGINT)\n"
+              "    time.sleep(30)\n"
+              "command.run = run\n"
+              "sys.exit(command.main([]))\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 130
+    assert done.stderr.strip() == "stopped by Ctrl-C" and done.stdout == ""
+
+
+# --- every command and lesson ends quietly when its reader goes away ----------------------
+
+def _with_closed_stdout(argv: list[str]) -> tuple[int, str]:
+    """Run argv with stdout a pipe whose reader has already gone (like `| head -0`): every
+    write meets EPIPE. Returns the status and what was written on stderr."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(argv, cwd=ROOT, stdout=write_end, stderr=subprocess.PIPE,
+                              text=True, timeout=60, env={**os.environ, "NO_COLOR": "1"})
+    finally:
+        os.close(write_end)
+    return done.returncode, done.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["-m", "minipe"],
+    ["-m", "minipe", "--positions", "alibi", "--causal"],
+    ["-m", "minipe", "train", "--steps", "20"],
+    ["-m", "minipe.plot", "pe"],
+    ["-m", "minipe.plot", "curves"],
+    ["-m", "minipe.plot", "dot", "--at", "1000000000"],
+    ["-m", "minipe.plot", "attention"],
+])
+def test_every_command_ends_quietly_when_the_pipe_is_closed(args: list[str]) -> None:
+    status, errors = _with_closed_stdout([sys.executable, *args])
+    assert (status, errors) == (1, "")
+
+
+@pytest.mark.parametrize("lesson", ["01_text_to_ids.py", "04_sinusoidal_by_hand.py",
+                                    "09_the_whole_pipeline.py", "14_past_the_context_window.py"])
+def test_a_lesson_ends_quietly_when_the_pipe_is_closed(lesson: str) -> None:
+    status, errors = _with_closed_stdout([sys.executable, str(WALKTHROUGHS / lesson)])
+    assert (status, errors) == (1, "")
+
+
+def test_training_read_by_head_ends_quietly() -> None:
+    # head leaves after the first line; the progress line that meets the closed pipe is
+    # written from inside train(), through on_step
+    command = f"{shlex.quote(sys.executable)} -m minipe train --steps 2000 | head -1"
+    done = subprocess.run(["sh", "-c", command], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert done.stdout == ("TinyModel(vocab_size=5, d_model=8, context_length=8, "
+                           "positions='learned')\n")
+    assert done.stderr == ""
+
+
+def test_a_lesson_read_by_head_ends_quietly() -> None:
+    # the real thing: head reads one line, then leaves while the lesson still prints
+    lesson = shlex.quote(str(WALKTHROUGHS / "09_the_whole_pipeline.py"))
+    command = f"{shlex.quote(sys.executable)} {lesson} | head -1"
+    done = subprocess.run(["sh", "-c", command], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert done.stdout == "Lesson 9: the whole pipeline\n" and done.stderr == ""
+
+
+def test_ctrl_c_in_a_lesson_is_one_line_and_130() -> None:
+    script = ("import os, signal, sys, time\n"
+              f"sys.path.insert(0, {str(WALKTHROUGHS)!r})\n"
+              "from lesson import Lesson\n"
+              "lesson = Lesson('Lesson 0: a test', [])\n"
+              "lesson.stage('the first stage')\n"
+              "os.kill(os.getpid(), signal.SIGINT)\n"
+              "time.sleep(30)\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 130
+    assert done.stderr.strip() == "stopped by Ctrl-C"
+    assert done.stdout == "Lesson 0: a test\n================\n\n1. the first stage\n"
+
+
+# --- long but feasible work says so, on a terminal only -----------------------------------
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_long_work_says_it_has_started_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    from minipe.__main__ import LONG, working
+
+    screen = _Terminal()
+    monkeypatch.setattr(sys, "stderr", screen)
+    with working("3,000 tokens", LONG + 1):
+        assert screen.getvalue() == "3,000 tokens: working ..."  # said before the work
+    assert re.fullmatch(r"3,000 tokens: working \.\.\. done in \d+\.\d s\n", screen.getvalue())
+    with working("small", LONG):  # at most LONG numbers: quick, nothing said
+        pass
+    piped = io.StringIO()  # not a terminal: nothing said, whatever the size
+    monkeypatch.setattr(sys, "stderr", piped)
+    with working("3,000 tokens", 10 * LONG):
+        pass
+    assert piped.getvalue() == "" and screen.getvalue().count("\n") == 1
+    refused = _Terminal()  # work that fails: the line is erased, the error speaks
+    monkeypatch.setattr(sys, "stderr", refused)
+    with pytest.raises(ValueError), working("big", LONG + 1):
+        raise ValueError("too big")
+    # "big: working ..." is 16 characters: back to the start, 16 spaces, back again
+    assert refused.getvalue() == "big: working ..." + "\r" + " " * 16 + "\r"
+
+
+def test_a_lesson_that_cannot_write_its_figures_says_so(tmp_path: Path) -> None:
+    a_file = tmp_path / "taken"
+    a_file.write_text("")
+    done = subprocess.run([sys.executable, str(WALKTHROUGHS / "04_sinusoidal_by_hand.py"),
+                           "--svg", str(a_file / "figures")], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr == (f"--svg {a_file / 'figures'}: cannot write the figures there "
+                           f"(Not a directory)\n")
