@@ -69,8 +69,14 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from minipe.arrays import Vector
-from minipe.checks import checked_base, checked_number, checked_size
-from minipe.rotary import checked_position, checked_rotary_width, rotary_thetas
+from minipe.checks import (
+    check_table_size,
+    checked_base,
+    checked_number,
+    checked_position,
+    checked_size,
+)
+from minipe.rotary import checked_rotary_width, rotary_thetas
 
 METHODS = ("default", "linear", "ntk", "dynamic", "yarn", "llama3")
 RAMPS = ("rounded", "paper")  # YaRN's ramp: Hugging Face's (linear in i), the paper's (in r)
@@ -82,8 +88,6 @@ USES = {  # the arguments each method reads, besides d and base
     "yarn": ("factor", "original_context_length", "beta_fast", "beta_slow", "ramp"),
     "llama3": ("factor", "original_context_length", "low_freq_factor", "high_freq_factor"),
 }
-LAPTOP_BYTES = 16 * 10**9  # a laptop's memory, about 16 GB
-BYTES_PER_NUMBER = 32  # a float in a Python list: its 24-byte object and an 8-byte pointer
 
 
 def rope_frequencies(
@@ -281,11 +285,8 @@ def _checked(d: object, base: object, method: object, factor: object, L: object,
     """The door: each argument once, with a sentence that says what it is for."""
     d = checked_rotary_width(d)
     pairs = d // 2
-    if pairs * BYTES_PER_NUMBER > LAPTOP_BYTES:
-        raise ValueError(f"d={d:,} means d/2 = {pairs:,} angles theta_i, about "
-                         f"{pairs * BYTES_PER_NUMBER / 1e9:,.0f} GB at ~{BYTES_PER_NUMBER} "
-                         f"bytes a number: more than a laptop's ~{LAPTOP_BYTES // 10**9} GB. "
-                         f"RoPE's d is a head's width: 64 or 128 in most models")
+    check_table_size(pairs, f"d={d:,} (RoPE's d is a head's width: 64 or 128 in most "
+                            f"models) means d/2 = {pairs:,} angles theta_i: that")
     base = checked_base(base)
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))} (the chapter's "

@@ -39,7 +39,7 @@ the queries and keys rotated between `x @ W` and the scores.
 stretches them); `checked_rotary_width` is the one check that a width is even,
 and `check_frequencies` the one check of theta_i given by hand.
 
-Positions are whole numbers a float holds exactly: up to 2**53 (MAX_POSITION).
+Positions are whole numbers a float holds exactly: up to 2**53 (checks.py).
 Past it, two neighbours would share one float and so one angle.
 
 Left out: partial rotary dims. Scaling for long contexts (PI, NTK, YaRN): minipe/context.py.
@@ -55,10 +55,9 @@ from dataclasses import dataclass, field
 
 from minipe.arrays import Matrix, Vector
 from minipe.attention import AttentionResult, SingleHeadAttention, scaled_dot_product_attention
-from minipe.checks import checked_base, checked_size
+from minipe.checks import EXACT_INTEGERS, checked_base, checked_position, checked_size
 
 LAYOUTS = ("interleaved", "half")
-MAX_POSITION = 2**53  # every whole number up to here is exactly one float; past it, not
 
 
 def rotary_thetas(d: int, base: float = 10000.0) -> Vector:
@@ -211,20 +210,6 @@ at a time, one angle theta_i per pair, so an odd one would have no partner
     return d
 
 
-def checked_position(pos: object, name: str, minimum: int = 0) -> int:
-    """pos, if it is an int from `minimum` up to 2**53 - 1: past 2**53 a float no longer
-    holds every whole number, so two neighbouring positions would share one angle."""
-    checked_size(pos, name, minimum)
-    assert isinstance(pos, int)  # checked_size made sure
-    if pos >= MAX_POSITION:
-        digits = str(pos)
-        shown = digits if len(digits) <= 24 else f"{digits[:4]}... ({len(digits)} digits)"
-        raise ValueError(f"{name} = {shown} is past 2**53 = {MAX_POSITION:,}: a float holds "
-                         f"every whole number only up to there, so neighbouring positions "
-                         f"would share one angle pos * theta_i; it must be < 2**53")
-    return pos
-
-
 def check_frequencies(frequencies: object, pairs: int, width: str = "d/2") -> None:
     """theta_i given by hand: a Vector of one finite angle > 0 per pair (`pairs` of them,
     `width` saying where that number comes from, e.g. "d_model/2"). Chapters 5 and 9."""
@@ -240,7 +225,7 @@ def _checked_positions(start: int, positions: Sequence[int] | None, rows: int) -
     checked_size(start, "start", minimum=0)
     if positions is None:
         last = start + rows - 1
-        if last >= MAX_POSITION:
+        if last > EXACT_INTEGERS:
             checked_position(last, "start + (rows - 1)")
         return range(start, last + 1)
     if start != 0:

@@ -323,7 +323,7 @@ def test_apply_rotary_refuses_frequencies_that_do_not_fit() -> None:
     ({"d": 128, "method": "yarn", "factor": 4.0, "original_context_length": 4096,
       "ramp": "hf"}, r"ramp must be 'rounded' .* or 'paper'"),
     ({"d": 128, "method": "dynamic", "factor": 4.0, "original_context_length": 2048,
-      "seq_len": 2**53 + 1}, r"seq_len = 9007199254740993 is past 2\*\*53"),
+      "seq_len": 2**53 + 1}, r"seq_len = 9,007,199,254,740,993 is past 2\*\*53"),
 ])
 def test_each_mistake_ends_in_a_sentence(arguments: dict[str, Any], sentence: str) -> None:
     with pytest.raises(ValueError, match=sentence):
@@ -347,8 +347,9 @@ def test_a_typo_in_d_is_refused_with_the_memory_it_would_need() -> None:
     for call in (lambda: rope_frequencies(10**10),
                  lambda: frequency_table(10**10, original_context_length=8),
                  lambda: decay_bound([1], 10**10)):
-        with pytest.raises(ValueError, match=r"d/2 = 5,000,000,000 angles theta_i, about "
-                                             r"160 GB at ~32 bytes a number"):
+        with pytest.raises(ValueError, match=r"d/2 = 5,000,000,000 angles theta_i: that would "
+                                             r"hold 5,000,000,000 numbers, about 160 GB at "
+                                             r"~32 bytes per number"):
             call()
 
 
@@ -365,8 +366,9 @@ def test_extreme_but_finite_values_still_work() -> None:
 
 
 def test_decay_bound_refuses_distances_no_float_can_hold() -> None:
-    with pytest.raises(ValueError, match=r"each distance r = 9007199254740992 is past 2\*\*53"):
-        decay_bound([2**53], 8)
+    with pytest.raises(ValueError,
+                       match=r"each distance r = 9,007,199,254,740,993 is past 2\*\*53"):
+        decay_bound([2**53 + 1], 8)
 
 
 # ---------------------------------------------------------------------------
