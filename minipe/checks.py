@@ -199,60 +199,23 @@ def _floats_only(rows: list[Any]) -> bool:
     return 0 < count == floats and not math.isnan(sum(map(sum, rows)))
 
 
-def check_sequences(inputs: object, name: str, vocab_size: int, rows: int | None) -> None:
-    """`inputs` must be a non-empty list of sequences of IDs in 0 .. vocab_size - 1, none
-    longer than `rows` (a learned position table's rows; None: any length). Chapter 9."""
-    if not isinstance(inputs, (list, tuple)) or not inputs:
-        raise TypeError(f"{name} must be a non-empty list of sequences of IDs, "
-                        f"got {inputs!r:.60}")
-    for b, ids in enumerate(inputs):
-        where = name if name == "ids" else f"{name}[{b}]"
-        check_ids(ids, vocab_size, where,
-                  f"is out of range: this model has vocab_size={vocab_size}, so")
-        if rows is not None and len(ids) > rows:
-            raise ValueError(f"{where} has {len(ids)} tokens, but a learned position table "
-                             f"has only context_length={rows} rows: there is no row for "
-                             f"position {rows} to look up")
+LAPTOP_BYTES = 4 * 10**9  # about what a laptop can spare: 4 GB
+BYTES_PER_NUMBER = 32  # a float in a Python list: an 8-byte pointer and a 24-byte float
 
 
-def check_targets(inputs: Sequence[Sequence[int]], targets: object, vocab_size: int) -> None:
-    """One target per input token: an ID in 0 .. vocab_size - 1, or -100 (skip it), and
-    at least one that is not -100. Chapter 9."""
-    if not isinstance(targets, (list, tuple)) or len(targets) != len(inputs):
-        raise ValueError(f"targets must be a list with one list per input sequence "
-                         f"({len(inputs)}), got {targets!r:.60}")
-    allowed = set(range(vocab_size)) | {-100}
-    for b, (ids, wanted) in enumerate(zip(inputs, targets)):
-        if not isinstance(wanted, (list, tuple)) or len(wanted) != len(ids):
-            raise ValueError(f"targets[{b}] must hold one target per token of inputs[{b}] "
-                             f"({len(ids)}), got {wanted!r:.60}")
-        if operator.countOf(map(type, wanted), int) == len(wanted) and allowed >= set(wanted):
-            continue  # the usual list, looked at whole; a bad one is read target by target
-        for t, target in enumerate(wanted):
-            if type(target) is not int or target not in allowed:
-                raise ValueError(f"targets[{b}][{t}] = {target!r}: a target is an ID in "
-                                 f"0..{vocab_size - 1}, or -100 to skip that position")
-    if sum(map(len, targets)) == sum(wanted.count(-100) for wanted in targets):
-        raise ValueError("every target is -100: with nothing to predict, the loss (a mean "
-                         "over the targets) is undefined")
+def check_memory(numbers: int, what: str) -> None:
+    """A size that needs more memory than a laptop has is refused before any work starts.
 
-
-def check_parameters(parameters: object, shapes: dict[str, tuple[int, int]],
-                     matrix: type) -> None:
-    """A model's tables by name: exactly the names of `shapes`, each a `matrix` of its
-    shape. Chapter 9."""
-    if not isinstance(parameters, Mapping):
-        raise TypeError(f"parameters must be a dict of tables by name, "
-                        f"got {type(parameters).__name__}")
-    for name, shape in shapes.items():
-        table = parameters.get(name)
-        if not isinstance(table, matrix) or getattr(table, "shape") != shape:
-            got = getattr(table, "shape") if isinstance(table, matrix) else type(table).__name__
-            raise ValueError(f"parameters[{name!r}] must be a Matrix of shape {shape}, "
-                             f"got {got}")
-    extra = sorted(set(parameters) - set(shapes))
-    if extra:
-        raise ValueError(f"this model has no parameters named {extra}; it has {sorted(shapes)}")
+    >>> check_memory(10**10, "numbers in its tables")
+    Traceback (most recent call last):
+    ValueError: this would store 10,000,000,000 numbers in its tables: about 320 GB at 32 bytes \
+a number in Python lists, more than the 4 GB a laptop can spare (a typo?)
+    """
+    if numbers * BYTES_PER_NUMBER > LAPTOP_BYTES:
+        raise ValueError(f"this would store {numbers:,} {what}: about "
+                         f"{numbers * BYTES_PER_NUMBER / 1e9:,.0f} GB at {BYTES_PER_NUMBER} "
+                         f"bytes a number in Python lists, more than the "
+                         f"{LAPTOP_BYTES // 10**9} GB a laptop can spare (a typo?)")
 
 
 def check_frequencies(frequencies: object, pairs: int, vector: type, width: str) -> None:

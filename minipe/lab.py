@@ -36,7 +36,8 @@ from typing import Callable
 
 from minipe.arrays import Matrix
 from minipe.checks import checked_number, checked_size
-from minipe.training import IGNORE, TinyModel
+from minipe.gradients import IGNORE
+from minipe.training import TinyModel
 
 TASKS = ("previous-token", "copy-back", "who-bites-whom")
 NOUNS = ("man", "dog", "cat", "fox")

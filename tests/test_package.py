@@ -35,9 +35,10 @@ ALLOWED_IMPORTS = {
                  "attention", "rotary", "relative"},
     "__main__": {"pipeline", "train"},
     # chapter 9, training: backpropagation written out, then the lab and its command
+    "gradients": {"arrays", "broadcast", "checks"},  # the backward rules: appendices only
     "training": {"arrays", "checks", "attention", "embedding", "positional", "rotary",
-                 "relative", "context"},
-    "lab": {"arrays", "checks", "training"},
+                 "relative", "context", "pipeline", "gradients"},
+    "lab": {"arrays", "checks", "gradients", "training"},
     "train": {"lab", "training"},
     # chapter 10, the pictures: a package of small modules (minipe/plot/)
     "plot.table": {"broadcast", "checks", "arrays"},

@@ -287,7 +287,7 @@ def test_a_learned_table_cannot_read_past_its_rows() -> None:
 
 
 def test_bad_arguments_fail_with_a_sentence() -> None:
-    with pytest.raises(ValueError, match="positions must be one of none, learned"):
+    with pytest.raises(ValueError, match="positions must be one of sinusoidal, learned, none"):
         TinyModel(5, 4, 4, positions="absolute")
     with pytest.raises(ValueError, match="d_model must be even"):
         TinyModel(5, 3, 4, positions="rope")
