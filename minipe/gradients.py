@@ -39,8 +39,9 @@ def cross_entropy(logits: Matrix, targets: Sequence[int]) -> tuple[float, Matrix
         loss = mean over counted rows of (log sum_j e^z_j - z_t)
         dz   = (softmax(z) - onehot(t)) / count,  and 0 on a row whose t is -100
 
-    In the forward pass z_t was pulled up and every z_j pushed down through
-    the sum, so each z_j gets its share softmax(z)_j, and z_t gets 1 less.
+    In the forward pass a row's loss was log sum_j e^z_j - z_t: the first
+    term's slope in z_j is e^z_j / sum_k e^z_k = softmax(z)_j, the second's
+    is -1 for j = t only.
     """
     if len(targets) != logits.shape[0]:
         raise ShapeError(f"logits has shape {logits.shape} but there are {len(targets)} "

@@ -105,7 +105,7 @@ def train(model: TinyModel, task: str, *, steps: int = 300, batch_size: int = 8,
     seq_len is T, the training length: the model's context_length unless
     given (who-bites-whom's sentences always have 6 tokens). k is copy-back's
     distance. on_step(step, loss), if given, is called after every step
-    (the command `python -m minipe.train` draws its progress bar with it).
+    (the command `python -m minipe train` draws its progress bar with it).
     The same arguments give the same model, on any machine. A run whose loss
     passes 100 ln(vocab_size) (a uniform guess scores ln(vocab_size)) has
     diverged: it stops with the step and a smaller learning rate to try.

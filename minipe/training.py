@@ -1,7 +1,7 @@
 """Chapter 9 - training: backpropagation written out, for a model small enough to read.
 
-Chapters 1-6 build a transformer's input from tables drawn at random. Here
-the tables learn. `TinyModel` is one attention head over token embeddings,
+The chapters before build a transformer's input from tables drawn at random.
+Here the tables learn. `TinyModel` is one attention head over token embeddings,
 with any kind of position from chapters 3, 5 and 6, and a linear read-out
 that scores every token kind. For one sequence of n IDs (d = d_model):
 
@@ -28,7 +28,7 @@ per line. dX is dloss/dX, a table of the shape of X:
     dE[id]   = the sum of the rows of dx whose token is id          lookup_backward
     dP[t]    = the sum over the batch of row t of dx                broadcast_backward
 
-A sinusoidal table gets the same dx as a learned one, and nothing holds it:
+The gradient dx reaches a sinusoidal table's rows too, and nothing holds it:
 it is a formula, not a parameter, so `parameters()` has no entry for it.
 The sequences of a batch are stacked row after row into one (N, d) table X,
 so that x W_q for all of them is one matmul; attention runs sequence by
@@ -60,8 +60,8 @@ from minipe.relative import alibi_bias
 from minipe.rotary import apply_rotary
 
 POSITIONS = POSITION_KINDS  # chapter 8's kinds: "sinusoidal", "learned", "none", "rope", "alibi"
-LARGEST_WEIGHT = 1e30  # products of up to 6 weights stay far below 1.8e308, a float's limit
-LARGEST_SCALE = 1e6  # YaRN's attention_scale is near 1; the scores grow with its square
+LARGEST_WEIGHT = 1e30  # dW_q = x^T dq multiplies 6 weights: 1e180, far below 1.8e308
+LARGEST_SCALE = 1e6  # YaRN's is 0.1 ln(factor) + 1, near 1; scores grow with its square
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ class TinyModel:
 
     `positions` is "none", "learned", "sinusoidal", "rope" or "alibi", as in
     `run()`. `context_length` bounds only the learned table; the other kinds
-    read sequences of any length. A model never changes: training makes new
+    read longer sequences too (as long as memory holds their n x n weights). A model never changes: training makes new
     ones (`with_parameters`), and so does stretching RoPE (`with_frequencies`).
 
     The tables, RoPE's theta_i and scale and ALiBi's slopes are part of the

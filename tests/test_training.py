@@ -424,6 +424,16 @@ def test_numbers_that_would_overflow_inside_are_refused_at_the_door() -> None:
     huge = Matrix([[1e300] * 4] * 4)  # finite, but q . k would be about 1e1200
     with pytest.raises(ValueError, match="at most 1e\\+30"):
         model.with_parameters({**model.parameters(), "W_k": huge})
+    # at the limit, every weight 1e30 in size, the loss and every gradient stay finite:
+    # the longest product, dW_q = x^T dq, multiplies 6 weights (about 1e180)
+    rng = random.Random(0)
+    edge = model.with_parameters({name: Matrix([[rng.choice((-1e30, 1e30)) for _ in row]
+                                                for row in W.rows])
+                                  for name, W in model.parameters().items()})
+    loss, gradients = edge.with_frequencies(STRETCHED, attention_scale=1e6).loss_and_gradients(
+        *task_batch("previous-token", 5, 6, 2))
+    assert math.isfinite(loss)
+    assert all(math.isfinite(g) for G in gradients.values() for row in G.rows for g in row)
     with pytest.raises(ValueError, match="at most 1e\\+06 .* got 1e\\+200"):
         model.with_frequencies(STRETCHED, attention_scale=1e200)
     with pytest.raises(ValueError, match="only a RoPE model"):
