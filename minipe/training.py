@@ -96,8 +96,9 @@ class TinyModel:
     The tables, RoPE's theta_i and scale and ALiBi's slopes are part of the
     value: `dataclasses.replace(trained, causal=False)` keeps what training
     learned. Left as None, each is made from the settings: the tables drawn
-    from `seed`, theta_i = base**(-2i/d), m = 1/2. To draw afresh, say so:
-    `dataclasses.replace(model, seed=3, weights=None)`.
+    from `seed`, theta_i = base**(-2i/d), m = 1/2. To make one afresh, say
+    so: `dataclasses.replace(model, seed=3, weights=None)` draws new tables,
+    `dataclasses.replace(model, base=100.0, frequencies=None)` new theta_i.
     """
 
     vocab_size: int
@@ -124,8 +125,8 @@ class TinyModel:
                              f"got {self.positions!r}")
         rows = self.context_length if self.positions == "learned" else 0
         check_memory((2 * self.vocab_size + rows + 3 * d) * d,
-                           "numbers in its tables: (2 vocab_size + 3 d_model"
-                           + (" + context_length" if rows else "") + ") x d_model")
+                     "numbers in its tables: (2 vocab_size + 3 d_model"
+                     + (" + context_length" if rows else "") + ") x d_model")
         shapes = self._shapes()
         tables = self._drawn_tables() if self.weights is None else self.weights
         _check_parameters(tables, shapes)

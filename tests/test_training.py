@@ -395,6 +395,9 @@ def test_replace_keeps_what_training_learned_and_what_stretching_set() -> None:
     reseeded = dataclasses.replace(stretched, seed=3, weights=None)  # a fresh draw, asked for
     assert reseeded.parameters() == TinyModel(5, 4, 6, positions="rope", seed=3).parameters()
     assert (reseeded.frequencies, reseeded.attention_scale) == (STRETCHED, SCALE)
+    rebased = dataclasses.replace(stretched, base=100.0, frequencies=None)  # asked for too
+    assert rebased.frequencies == Vector([1.0, 0.1])  # 100**(-2i/4), i = 0, 1
+    assert rebased.parameters() == trained.parameters()
     slopes = TinyModel(5, 4, 6, positions="alibi").with_alibi_slopes((2.0,))
     assert dataclasses.replace(slopes, causal=False).alibi_slopes == (2.0,)
     # a change the tables or theta_i cannot follow is refused, not redrawn silently
