@@ -133,8 +133,9 @@ def train(model: TinyModel, task: str, *, steps: int = 300, batch_size: int = 8,
         inputs, targets = _make_batch(task, model.vocab_size, T, batch_size, rng, k)
         loss, gradients = model.loss_and_gradients(inputs, targets)
         if not loss <= limit:  # also True for NaN
-            raise _diverged(lr, step, f"the loss reached {loss:.3g}, past {DIVERGED} times "
-                                      f"a uniform guess's ln(vocab_size)")
+            raise _diverged(lr, step, f"the loss reached {loss:.3g}, past {limit:.4g} = "
+                                      f"{DIVERGED} ln(vocab_size), a uniform guess's loss "
+                                      f"times {DIVERGED}")
         losses.append(loss)
         if on_step is not None:
             on_step(step, loss)

@@ -460,8 +460,8 @@ def test_a_diverging_run_says_where_and_what_to_try() -> None:
     # every weight is about 1e6 at step 2, the logits about 1e6**4, and the loss far past
     # the limit 100 ln(5) = 160.9; with 1e40, the weights pass 1e30 at step 1 already
     model = TinyModel(5, 8, 8)
-    with pytest.raises(ValueError, match="diverged at step 2: the loss reached .*, past 100 "
-                                         "times .* learning_rate=1e\\+06 is too large .* try "
+    with pytest.raises(ValueError, match="diverged at step 2: the loss reached .*, past 160.9 = "
+                                         "100 ln\\(vocab_size\\), .* learning_rate=1e\\+06 is too large .* try "
                                          "learning_rate=0.05. The model you passed in"):
         train(model, "previous-token", learning_rate=1e6)
     with pytest.raises(ValueError, match="diverged at step 1: its weights grew without bound"
