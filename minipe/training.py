@@ -237,7 +237,7 @@ class TinyModel:
 
     def logits(self, ids: list[int]) -> Matrix:
         """The scores of every token kind at every position: shape (len(ids), vocab_size)."""
-        _check_sequences([ids], "ids", self.vocab_size, self._rows_of_positions())
+        _check_sequences([ids], "ids", self)
         return _forward(self, [ids]).logits
 
     def loss_and_gradients(
@@ -253,14 +253,10 @@ class TinyModel:
         inputs[b] is a sequence of IDs; targets[b][t] is the ID to predict at
         position t of it, or -100 to skip that position.
         """
-        _check_sequences(inputs, "inputs", self.vocab_size, self._rows_of_positions())
+        _check_sequences(inputs, "inputs", self)
         _check_targets(inputs, targets, self.vocab_size)
         forward = _forward(self, inputs)
         return _backward(self, forward, targets)
-
-    def _rows_of_positions(self) -> int | None:
-        """How many positions the model can read: a learned table's rows, else no limit."""
-        return self.context_length if self.positions == "learned" else None
 
     def __hash__(self) -> int:
         """Equal models hash alike: the settings and every table, in order of name."""
@@ -394,21 +390,27 @@ def _backward(model: TinyModel, forward: _Forward, targets: list[list[int]]) -> 
 # ---------------------------------------------------------------------------
 
 
-def _check_sequences(inputs: object, name: str, vocab_size: int, rows: int | None) -> None:
+def _check_sequences(inputs: object, name: str, model: TinyModel) -> None:
     """`inputs` must be a non-empty list of sequences of IDs in 0 .. vocab_size - 1, none
-    longer than `rows` (a learned position table's rows; None: any length)."""
+    longer than a learned table's rows, nor so long that an angle pos * theta_i overflows."""
     if not isinstance(inputs, (list, tuple)) or not inputs:
         raise TypeError(f"{name} must be a non-empty list of sequences of IDs, "
                         f"got {inputs!r:.60}")
+    rows = model.context_length if model.positions == "learned" else None
     for b, ids in enumerate(inputs):
         where = name if name == "ids" else f"{name}[{b}]"
-        check_ids(ids, vocab_size, where,
-                  f"is out of range: this model has vocab_size={vocab_size}, so")
+        check_ids(ids, model.vocab_size, where,
+                  f"is out of range: this model has vocab_size={model.vocab_size}, so")
         if rows is not None and len(ids) > rows:
             raise ValueError(f"{where} has {len(ids)} tokens, but a learned position table "
                              f"has only context_length={rows} rows: there is no row for "
                              f"position {rows} to look up")
         check_memory(len(ids) ** 2, f"attention weights for {where}: n x n")
+        largest_angle = (len(ids) - 1) * max(model.frequencies or [0.0])  # pos * theta_i
+        if math.isinf(largest_angle):
+            raise ValueError(f"{where} has {len(ids)} tokens: position {len(ids) - 1} times "
+                             f"theta_i = {max(model.frequencies or [0.0]):g} is past a "
+                             f"float's limit (about 1.8e308), so RoPE has no angle to turn by")
 
 
 def _check_targets(inputs: Sequence[Sequence[int]], targets: object, vocab_size: int) -> None:

@@ -441,6 +441,10 @@ def test_numbers_that_would_overflow_inside_are_refused_at_the_door() -> None:
         model.with_frequencies(STRETCHED, attention_scale=1e200)
     with pytest.raises(ValueError, match="only a RoPE model"):
         dataclasses.replace(TinyModel(5, 4, 6), attention_scale=2.0)
+    spinning = model.with_frequencies(Vector([1e308, 1.0]))  # finite, but 2 x 1e308 is not
+    assert spinning.logits([0, 1]).shape == (2, 5)  # angle 1 x 1e308: finite, cos works
+    with pytest.raises(ValueError, match="position 2 times theta_i = 1e\\+308 is past"):
+        spinning.logits([0, 1, 2])  # not math.cos's "math domain error" from inside
 
 
 def test_who_bites_whom_refuses_a_length_it_ignores_and_accuracy_names_samples() -> None:
