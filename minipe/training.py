@@ -44,7 +44,8 @@ import math
 import operator
 import random
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, Mapping, Sequence
 
 from minipe.arrays import Matrix, Vector
 from minipe.attention import scaled_dot_product_attention
@@ -130,7 +131,8 @@ class TinyModel:
         shapes = self._shapes()
         tables = self._drawn_tables() if self.weights is None else self.weights
         _check_parameters(tables, shapes)
-        object.__setattr__(self, "weights", {name: tables[name] for name in shapes})
+        own = MappingProxyType({name: tables[name] for name in shapes})  # read-only view
+        object.__setattr__(self, "weights", own)
         self._settle_rope()
         self._settle_alibi()
 
@@ -257,6 +259,13 @@ class TinyModel:
         _check_targets(inputs, targets, self.vocab_size)
         forward = _forward(self, inputs)
         return _backward(self, forward, targets)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """For pickle and deepcopy: the tables as a dict (a read-only view cannot be pickled)."""
+        return {**self.__dict__, "weights": self.parameters()}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, weights=MappingProxyType(state["weights"]))
 
     def __hash__(self) -> int:
         """Equal models hash alike: the settings and every table, in order of name."""

@@ -412,6 +412,18 @@ def test_replace_keeps_what_training_learned_and_what_stretching_set() -> None:
         dataclasses.replace(slopes, positions="none")
 
 
+def test_the_models_tables_cannot_be_changed_through_it_and_it_pickles() -> None:
+    import copy
+    import pickle
+
+    model = TinyModel(5, 4, 6, positions="alibi").with_alibi_slopes((2.0,))
+    with pytest.raises(TypeError, match="does not support item assignment"):
+        model.weights["W_q"] = Matrix([[0.0] * 4] * 4)  # type: ignore[index]
+    for twin in (pickle.loads(pickle.dumps(model)), copy.deepcopy(model), copy.copy(model)):
+        assert twin == model and twin.alibi_slopes == (2.0,)
+        assert twin.parameters() == model.parameters()
+
+
 def test_a_model_is_hashable_and_equal_models_hash_alike() -> None:
     model = TinyModel(5, 4, 6, positions="rope")
     same = TinyModel(5, 4, 6, positions="rope")
