@@ -73,9 +73,9 @@ LANDMARKS = (
 
 TRAINING_LANDMARKS = (
     Landmark("the lookup E[ids]", "training.py", r"E\.rows\[token_id\]"),
-    Landmark("the cross-entropy", "training.py", r"math\.log\(total_exp\)"),
-    Landmark("the softmax's gradient", "training.py", r"through = sum"),
-    Landmark("the batch sum", "training.py", r"d_P\[t\] = "),
+    Landmark("the cross-entropy", "gradients.py", r"math\.log\(total_exp\)"),
+    Landmark("the softmax's gradient", "gradients.py", r"through = sum"),
+    Landmark("the batch sum", "gradients.py", r"d_P\[t\] = "),
 )
 
 TraceFunction = Callable[[FrameType, str, Any], Optional[Callable[..., Any]]]
@@ -157,7 +157,7 @@ def print_counts(title: str, counter: StepCounter, landmarks: Sequence[Landmark]
 
 
 CHAPTERS = ("tokenizer", "embedding", "positional", "attention", "rotary", "relative",
-            "context", "pipeline", "training", "lab")
+            "context", "pipeline", "gradients", "training", "lab")
 GUARD_NAMES = re.compile(r"^_?check|^_?checked|^_not_a_list$|^_name_the_bad|^_no_weights$")
 
 

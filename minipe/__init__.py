@@ -13,7 +13,8 @@ Read the chapters in this order:
     6 relative.py    ALiBi, T5 buckets, clipped relative positions: biases on the scores
     7 context.py     past the context window: stretching RoPE (PI, NTK, YaRN, Llama 3.1)
     8 pipeline.py    every stage at once: run(text) -> Trace
-    9 training.py    backpropagation written out: TinyModel learns where tokens are
+    9 gradients.py   the backward rules, one function each (from minipe.gradients)
+      training.py    backpropagation written out: TinyModel learns where tokens are
       lab.py         tasks that need positions, Adam, train(); python -m minipe train
    10 plot/          pictures: terminal heatmaps and SVG (import minipe.plot for them)
 

@@ -38,7 +38,7 @@ from typing import Callable, Iterator, TextIO
 from minipe.lab import TASKS, WORDS, accuracy, train
 from minipe.pipeline import DEFAULT_TEXT, POSITION_KINDS, numbers_held, run
 from minipe.tokenizer import tokenize
-from minipe.training import POSITIONS, TinyModel
+from minipe.training import TinyModel
 
 BAR = 30  # characters in the progress bar
 LONG = 2_000_000  # numbers to hold: past this, a terminal is told the work has started
@@ -82,7 +82,7 @@ def train_parser() -> argparse.ArgumentParser:
         description="Train one attention head (minipe's TinyModel) with Adam on a task that "
         "needs positions, then test it at the training length T and at 2T. Ctrl-C stops "
         "it; the model is only ever replaced, never changed, so nothing is lost.")
-    parser.add_argument("--positions", choices=POSITIONS, default="learned",
+    parser.add_argument("--positions", choices=POSITION_KINDS, default="learned",
                         help="how the model knows where a token is: none; learned (a table "
                         "of T rows, trained); sinusoidal (the fixed table); rope (q and k "
                         "turned by position); alibi (-|i - j| / 2 added to the scores) "

@@ -36,7 +36,8 @@ from typing import Callable
 
 from minipe.arrays import Matrix
 from minipe.checks import checked_number, checked_size
-from minipe.training import IGNORE, TinyModel
+from minipe.gradients import IGNORE
+from minipe.training import TinyModel
 
 TASKS = ("previous-token", "copy-back", "who-bites-whom")
 NOUNS = ("man", "dog", "cat", "fox")
@@ -44,6 +45,7 @@ VERBS = ("bites", "sees", "chases")
 WORDS = ("a",) + NOUNS + VERBS + ("who?",)  # who-bites-whom's vocabulary: ID = index
 SENTENCE_LENGTH = 6  # a man bites a dog who?
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8  # Adam's usual constants
+DIVERGED = 100  # a loss past 100 ln(vocab_size) (1 if that is less) means a diverged run
 
 
 @dataclass(frozen=True)
@@ -103,8 +105,10 @@ def train(model: TinyModel, task: str, *, steps: int = 300, batch_size: int = 8,
     seq_len is T, the training length: the model's context_length unless
     given (who-bites-whom's sentences always have 6 tokens). k is copy-back's
     distance. on_step(step, loss), if given, is called after every step
-    (the command `python -m minipe.train` draws its progress bar with it).
-    The same arguments give the same model, on any machine.
+    (the command `python -m minipe train` draws its progress bar with it).
+    The same arguments give the same model, on any machine. A run whose loss
+    passes 100 ln(vocab_size) (a uniform guess scores ln(vocab_size)) has
+    diverged: it stops with the step and a smaller learning rate to try.
     """
     if not isinstance(model, TinyModel):
         raise TypeError(f"model must be a TinyModel, got {type(model).__name__}")
@@ -124,17 +128,33 @@ def train(model: TinyModel, task: str, *, steps: int = 300, batch_size: int = 8,
     m = {name: _zeros_like(W) for name, W in params.items()}  # Adam's running means ...
     v = {name: _zeros_like(W) for name, W in params.items()}  # ... and squares
     losses = []
+    limit = DIVERGED * max(math.log(model.vocab_size), 1.0)  # the loss of a diverged run
     for step in range(1, steps + 1):
         inputs, targets = _make_batch(task, model.vocab_size, T, batch_size, rng, k)
         loss, gradients = model.loss_and_gradients(inputs, targets)
+        if not loss <= limit:  # also True for NaN
+            raise _diverged(lr, step, f"the loss reached {loss:.3g}, past {limit:.4g} = "
+                                      f"{DIVERGED} ln(vocab_size), a uniform guess's loss "
+                                      f"times {DIVERGED}")
         losses.append(loss)
         if on_step is not None:
             on_step(step, loss)
         for name, gradient in gradients.items():
             params[name], m[name], v[name] = _adam(
                 params[name], gradient.rows, m[name], v[name], step, lr)
-        model = model.with_parameters({name: Matrix(W) for name, W in params.items()})
+        try:
+            model = model.with_parameters({name: Matrix(W) for name, W in params.items()})
+        except ValueError:  # a weight grew past what the model takes, or became NaN
+            raise _diverged(lr, step, "its weights grew without bound") from None
     return TrainingResult(model, tuple(losses), task, T)
+
+
+def _diverged(lr: float, step: int, what: str) -> ValueError:
+    """The sentence for a run whose loss blew up: where, why, and what to try."""
+    smaller = min(lr / 10, 0.05)  # ten times smaller, or the default 0.05
+    return ValueError(f"training diverged at step {step}: {what}. learning_rate={lr:g} is "
+                      f"too large (Adam moves every weight by about that much a step): try "
+                      f"learning_rate={smaller:g}. The model you passed in is unchanged.")
 
 
 def _adam(W: list[list[float]], g: tuple[tuple[float, ...], ...], m: list[list[float]],
@@ -165,6 +185,7 @@ def accuracy(model: TinyModel, task: str, *, seq_len: int | None = None,
     if not isinstance(model, TinyModel):
         raise TypeError(f"model must be a TinyModel, got {type(model).__name__}")
     T = _checked_seq_len(task, seq_len, model)
+    checked_size(samples, "samples")
     inputs, targets = task_batch(task, model.vocab_size, T, samples, seed=seed, k=k)
     right = total = 0
     for ids, wanted in zip(inputs, targets):
@@ -176,13 +197,9 @@ def accuracy(model: TinyModel, task: str, *, seq_len: int | None = None,
 
 
 def _checked_seq_len(task: str, seq_len: int | None, model: TinyModel) -> int:
-    if task == "who-bites-whom" and seq_len in (None, SENTENCE_LENGTH):
-        return SENTENCE_LENGTH
-    if task == "who-bites-whom":
-        raise ValueError(f"who-bites-whom's sentences have {SENTENCE_LENGTH} tokens "
-                         f"(a man bites a dog who?); seq_len must be {SENTENCE_LENGTH} or None, "
-                         f"got {seq_len!r}")
-    return model.context_length if seq_len is None else checked_size(seq_len, "seq_len")
+    if seq_len is None:
+        return SENTENCE_LENGTH if task == "who-bites-whom" else model.context_length
+    return checked_size(seq_len, "seq_len")
 
 
 def _check_task(task: str, vocab_size: int, seq_len: int, k: int) -> None:
@@ -191,6 +208,10 @@ def _check_task(task: str, vocab_size: int, seq_len: int, k: int) -> None:
     checked_size(vocab_size, "vocab_size")
     checked_size(seq_len, "seq_len")
     checked_size(k, "k")
+    if task == "who-bites-whom" and seq_len != SENTENCE_LENGTH:
+        raise ValueError(f"who-bites-whom's sentences have {SENTENCE_LENGTH} tokens "
+                         f"(a man bites a dog who?); seq_len must be {SENTENCE_LENGTH} "
+                         f"(or None in train and accuracy), got {seq_len!r}")
     if task == "who-bites-whom" and vocab_size < len(WORDS):
         raise ValueError(f"who-bites-whom uses {len(WORDS)} words ({' '.join(WORDS)}), so the "
                          f"model needs vocab_size >= {len(WORDS)}, got {vocab_size}")

@@ -46,7 +46,7 @@ from minipe.display import format_matrix, short_list
 from minipe.embedding import Embedding
 from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
 from minipe.relative import alibi_bias
-from minipe.rotary import RotaryAttention
+from minipe.rotary import RotaryAttention, checked_rotary_width
 from minipe.tokenizer import Tokenizer, tokenize
 
 POSITION_KINDS = ("sinusoidal", "learned", "none", "rope", "alibi")
@@ -256,6 +256,5 @@ def _check_settings(d_model: int, positions: str, seed: int, causal: bool) -> No
     if positions not in POSITION_KINDS:
         raise ValueError(f"positions must be one of {', '.join(POSITION_KINDS)}; "
                          f"got {positions!r}")
-    if positions == "rope" and d_model % 2:
-        raise ValueError(f"positions='rope' needs an even d_model, got {d_model}: RoPE turns "
-                         f"the numbers of each query and key two at a time")
+    if positions == "rope":
+        checked_rotary_width(d_model, "d_model", "positions='rope'")

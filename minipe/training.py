@@ -1,7 +1,7 @@
 """Chapter 9 - training: backpropagation written out, for a model small enough to read.
 
-Chapters 1-6 build a transformer's input from tables drawn at random. Here
-the tables learn. `TinyModel` is one attention head over token embeddings,
+The chapters before build a transformer's input from tables drawn at random.
+Here the tables learn. `TinyModel` is one attention head over token embeddings,
 with any kind of position from chapters 3, 5 and 6, and a linear read-out
 that scores every token kind. For one sequence of n IDs (d = d_model):
 
@@ -10,69 +10,58 @@ that scores every token kind. For one sequence of n IDs (d = d_model):
     q, k, v = x W_q,  x W_k,  x W_v            (n, d)  RoPE turns q and k (chapter 5)
                                                        by theta_i; with_frequencies
                                                        stretches them (chapter 7)
-    scores  = q k^T / sqrt(d) + alibi + mask   (n, n)  ALiBi: -|i - j| / 2 (chapter 6)
+    scores  = q k^T / sqrt(d) + alibi + mask   (n, n)  ALiBi: -m |i - j| (chapter 6)
     weights = softmax(scores), row by row      (n, n)
     h       = weights v                        (n, d)
     logits  = h W_out                          (n, vocab_size)
     loss    = mean over the targets t != -100 of -log softmax(logits)[t]
 
-Backpropagation runs the same lines backwards, one function per line. dX
-is dloss/dX, a table of the shape of X:
+Backpropagation runs the same lines backwards, one rule of minipe/gradients.py
+per line. dX is dloss/dX, a table of the shape of X:
 
-    dlogits  = (softmax(logits) - onehot(t)) / count      _cross_entropy
-    dh       = dlogits W_out^T,  dW_out = h^T dlogits     _matmul_backward
-    dweights = dh v^T,           dv = weights^T dh        _matmul_backward
-    dscores  = weights * (dweights - rowsum(weights * dweights))   _softmax_backward
-    dq, dk   = dscores k / sqrt(d),  dscores^T q / sqrt(d)         (RoPE: turned back)
-    dx       = dq W_q^T + dk W_k^T + dv W_v^T,  dW_q = x^T dq ...   _matmul_backward
-    dE[id]   = the sum of the rows of dx whose token is id          _lookup_backward
-    dP[t]    = the sum over the batch of row t of dx                _broadcast_backward
+    dlogits  = (softmax(logits) - onehot(t)) / count      cross_entropy
+    dh       = dlogits W_out^T,  dW_out = h^T dlogits     matmul_backward
+    dweights = dh v^T,           dv = weights^T dh        matmul_backward
+    dscores  = weights * (dweights - rowsum(weights * dweights))   softmax_backward
+    dq, dk   = dscores k / sqrt(d),  dscores^T q / sqrt(d)  (RoPE: rotary_backward)
+    dx       = dq W_q^T + dk W_k^T + dv W_v^T,  dW_q = x^T dq ...   matmul_backward
+    dE[id]   = the sum of the rows of dx whose token is id          lookup_backward
+    dP[t]    = the sum over the batch of row t of dx                broadcast_backward
 
-The last line is lecture 001's broadcast run backwards: the one table P is
-added to every sequence, so each sequence's dx flows back into the same
-rows. A sinusoidal table gets the same dx, and nothing holds it: it is a
-formula, not a parameter, so `parameters()` has no entry for it.
-
+The gradient dx reaches a sinusoidal table's rows too, and nothing holds it:
+it is a formula, not a parameter, so `parameters()` has no entry for it.
 The sequences of a batch are stacked row after row into one (N, d) table X,
-so that x W_q for all of them is one matmul, and x^T dq summed over the
-batch is one too. Attention itself runs sequence by sequence.
+so that x W_q for all of them is one matmul; attention runs sequence by
+sequence. Training (minipe/lab.py) repeats: loss and gradients, then Adam.
 
-Training (chapter 9's second module, minipe/lab.py) repeats: loss and
-gradients, then a step of Adam.
-
-Left out: layers, heads, layer norm, MLPs, dropout, biases. One head is
-enough to show what positions do.
+Left out: layers, heads, layer norm, MLPs, dropout, biases.
 """
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 import math
+import operator
 import random
 from dataclasses import dataclass, field
-from typing import Mapping
+from types import MappingProxyType
+from typing import Any, Mapping, Sequence
 
 from minipe.arrays import Matrix, Vector
 from minipe.attention import scaled_dot_product_attention
-from minipe.checks import (
-    check_frequencies,
-    check_parameters,
-    check_sequences,
-    check_targets,
-    checked_base,
-    checked_flag,
-    checked_number,
-    checked_size,
-)
-from minipe.context import rope_frequencies
+from minipe.checks import (check_ids, check_table_size, checked_base, checked_flag,
+                           checked_number, checked_size)
 from minipe.embedding import Embedding
+from minipe.gradients import (IGNORE, broadcast_backward, cross_entropy, lookup_backward,
+                              matmul_backward, rotary_backward, softmax_backward)
+from minipe.pipeline import ALIBI_SLOPE, POSITION_KINDS
 from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
 from minipe.relative import alibi_bias
-from minipe.rotary import apply_rotary
+from minipe.rotary import (apply_rotary, check_frequencies, checked_rotary_width,
+                           rotary_thetas)
 
-POSITIONS = ("none", "learned", "sinusoidal", "rope", "alibi")
-IGNORE = -100  # a target that counts for nothing: PyTorch's ignore_index
-ALIBI_SLOPE = 0.5  # m in -m * |i - j|
+LARGEST_WEIGHT = 1e30  # dW_q = x^T dq multiplies 6 weights: 1e180, far below 1.8e308
+LARGEST_SCALE = 1e6  # YaRN's is 0.1 ln(factor) + 1, near 1; scores grow with its square
 
 
 @dataclass(frozen=True)
@@ -101,8 +90,15 @@ class TinyModel:
 
     `positions` is "none", "learned", "sinusoidal", "rope" or "alibi", as in
     `run()`. `context_length` bounds only the learned table; the other kinds
-    read sequences of any length. A model never changes: training makes new
+    read longer sequences too (as long as memory holds their n x n weights). A model never changes: training makes new
     ones (`with_parameters`), and so does stretching RoPE (`with_frequencies`).
+
+    The tables, RoPE's theta_i and scale and ALiBi's slopes are part of the
+    value: `dataclasses.replace(trained, causal=False)` keeps what training
+    learned. Left as None, each is made from the settings: the tables drawn
+    from `seed`, theta_i = base**(-2i/d), m = 1/2. To make one afresh, say
+    so: `dataclasses.replace(model, seed=3, weights=None)` draws new tables,
+    `dataclasses.replace(model, base=100.0, frequencies=None)` new theta_i.
     """
 
     vocab_size: int
@@ -111,34 +107,44 @@ class TinyModel:
     positions: str = field(default="learned", kw_only=True)
     causal: bool = field(default=True, kw_only=True)
     base: float = field(default=10000.0, kw_only=True)
-    seed: int = field(default=0, kw_only=True)
-    _weights: dict[str, Matrix] = field(init=False)
-    frequencies: Vector | None = field(init=False)  # RoPE's theta_i; None without RoPE
-    attention_scale: float = field(init=False)  # q and k are multiplied by it (YaRN's)
-    alibi_slopes: tuple[float, ...] | None = field(init=False)  # m; None without ALiBi
+    seed: int = field(default=0, kw_only=True)  # draws the tables when weights is None
+    weights: Mapping[str, Matrix] | None = field(default=None, kw_only=True)  # by name
+    frequencies: Vector | None = field(default=None, kw_only=True)  # RoPE's theta_i
+    attention_scale: float = field(default=1.0, kw_only=True)  # q and k times it (YaRN's)
+    alibi_slopes: tuple[float, ...] | None = field(default=None, kw_only=True)  # m per head
 
     def __post_init__(self) -> None:
+        d = checked_size(self.d_model, "d_model")
         checked_size(self.vocab_size, "vocab_size")
-        checked_size(self.d_model, "d_model")
         checked_size(self.context_length, "context_length")
         checked_size(self.seed, "seed", minimum=0)
         checked_flag(self.causal, "causal")
         object.__setattr__(self, "base", checked_base(self.base))
-        if self.positions not in POSITIONS:
-            raise ValueError(f"positions must be one of {', '.join(POSITIONS)}; "
+        if self.positions not in POSITION_KINDS:
+            raise ValueError(f"positions must be one of {', '.join(POSITION_KINDS)}; "
                              f"got {self.positions!r}")
-        if self.positions == "rope" and self.d_model % 2:
-            raise ValueError(f"RoPE turns q and k two numbers at a time, so d_model must be "
-                             f"even; got d_model={self.d_model}")
-        object.__setattr__(self, "_weights", self._initial_weights())
-        thetas = rope_frequencies(self.d_model, base=self.base)[0] \
-            if self.positions == "rope" else None  # base**(-2i/d), as in chapter 5
-        object.__setattr__(self, "frequencies", thetas)
-        object.__setattr__(self, "attention_scale", 1.0)
-        slopes = (ALIBI_SLOPE,) if self.positions == "alibi" else None  # one head, one m
-        object.__setattr__(self, "alibi_slopes", slopes)
+        rows = self.context_length if self.positions == "learned" else 0
+        check_table_size((2 * self.vocab_size + rows + 3 * d) * d,
+                         "TinyModel's tables, (2 vocab_size + 3 d_model"
+                         + (" + context_length" if rows else "") + ") x d_model,")
+        shapes = self._shapes()
+        tables = self._drawn_tables() if self.weights is None else self.weights
+        _check_parameters(tables, shapes)
+        own = MappingProxyType({name: tables[name] for name in shapes})  # read-only view
+        object.__setattr__(self, "weights", own)
+        self._settle_rope()
+        self._settle_alibi()
 
-    def _initial_weights(self) -> dict[str, Matrix]:
+    def _shapes(self) -> dict[str, tuple[int, int]]:
+        """The shape of every table, by name: what `parameters()` holds."""
+        d = self.d_model
+        shapes = {"token_embedding": (self.vocab_size, d)}
+        if self.positions == "learned":
+            shapes["position_embedding"] = (self.context_length, d)
+        shapes.update(W_q=(d, d), W_k=(d, d), W_v=(d, d), W_out=(d, self.vocab_size))
+        return shapes
+
+    def _drawn_tables(self) -> dict[str, Matrix]:
         """The tables of chapters 2 and 3, and W ~ U(-1/sqrt(d), 1/sqrt(d)) as in chapter 4."""
         d, seed = self.d_model, self.seed
         weights = {"token_embedding": Embedding(self.vocab_size, d, seed=seed).weight}
@@ -152,17 +158,51 @@ class TinyModel:
                                     for _ in range(d)])  # (d_model, cols)
         return weights
 
+    def _settle_rope(self) -> None:
+        """theta_i and the scale: base**(-2i/d) and 1 unless given; only RoPE has them."""
+        if self.positions != "rope":
+            if self.frequencies is not None or self.attention_scale != 1.0:
+                raise ValueError(f"only a RoPE model turns q and k by frequencies theta_i "
+                                 f"and scales them; this one has positions={self.positions!r}")
+            return
+        checked_rotary_width(self.d_model, "d_model", "positions='rope'")
+        if self.frequencies is None:  # base**(-2i/d), chapter 5's theta_i
+            object.__setattr__(self, "frequencies", rotary_thetas(self.d_model, self.base))
+        check_frequencies(self.frequencies, self.d_model // 2, "d_model/2")
+        scale = checked_number(self.attention_scale, "attention_scale")
+        if not 0 < scale <= LARGEST_SCALE:
+            raise ValueError(f"attention_scale multiplies q and k, so it must be a number > 0 "
+                             f"and at most {LARGEST_SCALE:g} (YaRN's is near 1, and the "
+                             f"scores grow with its square); got {scale}")
+        object.__setattr__(self, "attention_scale", scale)
+
+    def _settle_alibi(self) -> None:
+        """ALiBi's slopes: (1/2,) unless given, one m per head; only ALiBi has them."""
+        slopes = self.alibi_slopes
+        if self.positions != "alibi":
+            if slopes is not None:
+                raise ValueError(f"only an ALiBi model has slopes m; this one has "
+                                 f"positions={self.positions!r}")
+            return
+        if slopes is None:
+            slopes = (ALIBI_SLOPE,)  # one head, one m: chapter 8's
+        if not isinstance(slopes, (tuple, list)) or len(slopes) != 1:
+            raise ValueError(f"slopes must be a tuple of 1 number, one m per head, such as "
+                             f"(0.5,); got {slopes!r:.60}")
+        checked = tuple(checked_number(m, f"slopes[{h}]") for h, m in enumerate(slopes))
+        if not all(0 < m < math.inf for m in checked):
+            raise ValueError(f"each ALiBi slope m must be a finite number > 0 (the penalty "
+                             f"-m |i - j| grows with distance), got {slopes!r}")
+        object.__setattr__(self, "alibi_slopes", checked)
+
     def parameters(self) -> dict[str, Matrix]:
         """Every table that training changes, by name (a new dict; the tables are immutable)."""
-        return dict(self._weights)
+        assert self.weights is not None  # __post_init__ fills it
+        return dict(self.weights)
 
     def with_parameters(self, parameters: Mapping[str, Matrix]) -> TinyModel:
         """A new model with the same settings and these tables (names and shapes as now)."""
-        check_parameters(parameters, {name: W.shape for name, W in self._weights.items()},
-                         Matrix)
-        model = copy.copy(self)
-        object.__setattr__(model, "_weights", {name: parameters[name] for name in self._weights})
-        return model
+        return dataclasses.replace(self, weights=parameters)
 
     def with_frequencies(self, frequencies: Vector, *,
                          attention_scale: float = 1.0) -> TinyModel:
@@ -178,18 +218,8 @@ class TinyModel:
         4T with, say, rope_frequencies(d, method="linear", factor=4). q and k
         are each multiplied by attention_scale, so the scores by its square.
         """
-        if self.frequencies is None:
-            raise ValueError(f"only a RoPE model turns q and k by frequencies theta_i; this "
-                             f"one has positions={self.positions!r}")
-        check_frequencies(frequencies, self.d_model // 2, Vector, "d_model/2")
-        scale = checked_number(attention_scale, "attention_scale")
-        if not 0 < scale < math.inf:
-            raise ValueError(f"attention_scale multiplies q and k, so it must be a finite "
-                             f"number > 0 (1.0 leaves them alone), got {scale}")
-        model = copy.copy(self)
-        object.__setattr__(model, "frequencies", frequencies)
-        object.__setattr__(model, "attention_scale", float(scale))
-        return model
+        return dataclasses.replace(self, frequencies=frequencies,
+                                   attention_scale=attention_scale)
 
     def with_alibi_slopes(self, slopes: tuple[float, ...]) -> TinyModel:
         """The same model, its ALiBi scores getting -m |i - j| with m = slopes[0].
@@ -201,23 +231,11 @@ class TinyModel:
 
         One slope per head: this model has one head. Training keeps the slopes.
         """
-        if self.alibi_slopes is None:
-            raise ValueError(f"only an ALiBi model has slopes m; this one has "
-                             f"positions={self.positions!r}")
-        if not isinstance(slopes, (tuple, list)) or len(slopes) != len(self.alibi_slopes):
-            raise ValueError(f"slopes must be a tuple of {len(self.alibi_slopes)} number(s), "
-                             f"one m per head, such as (0.5,); got {slopes!r:.60}")
-        checked = tuple(checked_number(m, f"slopes[{h}]") for h, m in enumerate(slopes))
-        if not all(0 < m < math.inf for m in checked):
-            raise ValueError(f"each ALiBi slope m must be a finite number > 0 (the penalty "
-                             f"-m |i - j| grows with distance), got {slopes!r}")
-        model = copy.copy(self)
-        object.__setattr__(model, "alibi_slopes", checked)
-        return model
+        return dataclasses.replace(self, alibi_slopes=slopes)
 
     def logits(self, ids: list[int]) -> Matrix:
         """The scores of every token kind at every position: shape (len(ids), vocab_size)."""
-        check_sequences([ids], "ids", self.vocab_size, self._rows_of_positions())
+        _check_sequences([ids], "ids", self)
         return _forward(self, [ids]).logits
 
     def loss_and_gradients(
@@ -233,19 +251,28 @@ class TinyModel:
         inputs[b] is a sequence of IDs; targets[b][t] is the ID to predict at
         position t of it, or -100 to skip that position.
         """
-        check_sequences(inputs, "inputs", self.vocab_size, self._rows_of_positions())
-        check_targets(inputs, targets, self.vocab_size)
+        _check_sequences(inputs, "inputs", self)
+        _check_targets(inputs, targets, self.vocab_size)
         forward = _forward(self, inputs)
         return _backward(self, forward, targets)
 
-    def _rows_of_positions(self) -> int | None:
-        """How many positions the model can read: a learned table's rows, else no limit."""
-        return self.context_length if self.positions == "learned" else None
+    def __getstate__(self) -> dict[str, Any]:
+        """For pickle and deepcopy: the tables as a dict (a read-only view cannot be pickled)."""
+        return {**self.__dict__, "weights": self.parameters()}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, weights=MappingProxyType(state["weights"]))
+
+    def __hash__(self) -> int:
+        """Equal models hash alike: the settings and every table, in order of name."""
+        return hash((self.vocab_size, self.d_model, self.context_length, self.positions,
+                     self.causal, self.base, self.frequencies, self.attention_scale,
+                     self.alibi_slopes, tuple(sorted(self.parameters().items()))))
 
     def __repr__(self) -> str:
         text = (f"TinyModel(vocab_size={self.vocab_size}, d_model={self.d_model}, "
                 f"context_length={self.context_length}, positions={self.positions!r}")
-        plain_rope = (rope_frequencies(self.d_model, base=self.base)[0], 1.0)
+        plain_rope = (rotary_thetas(self.d_model, self.base), 1.0)
         if self.frequencies is not None and \
                 (self.frequencies, self.attention_scale) != plain_rope:  # with_frequencies
             text += (f", frequencies={self.frequencies!r}, "
@@ -275,7 +302,7 @@ class _Forward:
 
 
 def _forward(model: TinyModel, inputs: list[list[int]]) -> _Forward:
-    weights = model._weights
+    weights = model.parameters()
     E = weights["token_embedding"]
     sequences = []
     for ids in inputs:
@@ -329,106 +356,109 @@ def _spans(inputs: list[list[int]]) -> list[tuple[int, int]]:
 
 
 def _backward(model: TinyModel, forward: _Forward, targets: list[list[int]]) -> Backprop:
-    weights = model._weights
+    weights = model.parameters()
     d = model.d_model
     flat_targets = [target for wanted in targets for target in wanted]
-    loss, d_logits = _cross_entropy(forward.logits, flat_targets)
-    d_H, d_W_out = _matmul_backward(forward.h, weights["W_out"], d_logits)
+    loss, d_logits = cross_entropy(forward.logits, flat_targets)
+    d_H, d_W_out = matmul_backward(forward.h, weights["W_out"], d_logits)
     d_qs, d_ks, d_vs = [], [], []
     for b, (start, stop) in enumerate(_spans(forward.ids)):
         q, k, v, w = forward.q[b], forward.k[b], forward.v[b], forward.weights[b]
-        d_w, d_v = _matmul_backward(w, v, d_H[start:stop])  # h = weights v
-        d_scores = _softmax_backward(w, d_w)  # the mask and ALiBi are constants: no gradient
+        d_w, d_v = matmul_backward(w, v, d_H[start:stop])  # h = weights v
+        d_scores = softmax_backward(w, d_w)  # the mask and ALiBi are constants: no gradient
         d_scaled = d_scores / math.sqrt(d)  # scores = (q k^T) / sqrt(d)
         d_q = d_scaled @ k  # (q k^T): dq = d(q k^T) k,  dk = d(q k^T)^T q
         d_k = d_scaled.T @ q
         if model.frequencies is not None:
             thetas, scale = list(model.frequencies), model.attention_scale
-            d_q = _rotary_backward(d_q, thetas, scale)
-            d_k = _rotary_backward(d_k, thetas, scale)
+            d_q = rotary_backward(d_q, thetas, scale)
+            d_k = rotary_backward(d_k, thetas, scale)
         d_qs.append(d_q)
         d_ks.append(d_k)
         d_vs.append(d_v)
     X = forward.x
-    d_X_q, d_W_q = _matmul_backward(X, weights["W_q"], _stack(d_qs))  # Q = X W_q
-    d_X_k, d_W_k = _matmul_backward(X, weights["W_k"], _stack(d_ks))
-    d_X_v, d_W_v = _matmul_backward(X, weights["W_v"], _stack(d_vs))
+    d_X_q, d_W_q = matmul_backward(X, weights["W_q"], _stack(d_qs))  # Q = X W_q
+    d_X_k, d_W_k = matmul_backward(X, weights["W_k"], _stack(d_ks))
+    d_X_v, d_W_v = matmul_backward(X, weights["W_v"], _stack(d_vs))
     d_X = d_X_q + d_X_k + d_X_v  # x feeds all three: their gradients add
     d_inputs = [d_X[start:stop] for start, stop in _spans(forward.ids)]
-    gradients = {"token_embedding": _lookup_backward(forward.ids, d_X, model.vocab_size)}
+    gradients = {"token_embedding": lookup_backward(forward.ids, d_X, model.vocab_size)}
     if model.positions == "learned":
-        gradients["position_embedding"] = _broadcast_backward(d_inputs, model.context_length)
+        gradients["position_embedding"] = broadcast_backward(d_inputs, model.context_length)
     # sinusoidal: the same d_inputs reach PE, but PE is a formula, not a parameter: no update
     gradients.update(W_q=d_W_q, W_k=d_W_k, W_v=d_W_v, W_out=d_W_out)
     return Backprop(loss, gradients, d_inputs)
 
 
-def _cross_entropy(logits: Matrix, targets: list[int]) -> tuple[float, Matrix]:
-    """loss = mean over rows with t != -100 of -log softmax(z)[t] = log sum_j e^z_j - z_t;
-    dloss/dz = (softmax(z) - onehot(t)) / count, and 0 on skipped rows."""
-    count = len(targets) - targets.count(IGNORE)
-    total = 0.0
-    d_rows = []
-    for z, t in zip(logits.rows, targets):
-        if t == IGNORE:
-            d_rows.append([0.0] * len(z))
-            continue
-        top = max(z)  # e^(z_j - top) <= 1: no overflow, and top comes back in the log
-        exps = [math.exp(z_j - top) for z_j in z]
-        total_exp = sum(exps)
-        total += top + math.log(total_exp) - z[t]  # log sum_j e^z_j - z_t
-        p = [e / total_exp for e in exps]  # softmax(z)
-        p[t] -= 1.0  # softmax(z) - onehot(t)
-        d_rows.append([p_j / count for p_j in p])
-    return total / count, Matrix(d_rows)
+# ---------------------------------------------------------------------------
+# The door: what the model's public methods accept
+# ---------------------------------------------------------------------------
 
 
-def _matmul_backward(a: Matrix, b: Matrix, d_out: Matrix) -> tuple[Matrix, Matrix]:
-    """out = a b  ->  da = d_out b^T,  db = a^T d_out."""
-    return d_out @ b.T, a.T @ d_out
+def _check_sequences(inputs: object, name: str, model: TinyModel) -> None:
+    """`inputs` must be a non-empty list of sequences of IDs in 0 .. vocab_size - 1, none
+    longer than a learned table's rows, nor so long that an angle pos * theta_i overflows."""
+    if not isinstance(inputs, (list, tuple)) or not inputs:
+        raise TypeError(f"{name} must be a non-empty list of sequences of IDs, "
+                        f"got {inputs!r:.60}")
+    rows = model.context_length if model.positions == "learned" else None
+    for b, ids in enumerate(inputs):
+        where = name if name == "ids" else f"{name}[{b}]"
+        check_ids(ids, model.vocab_size, where,
+                  f"is out of range: this model has vocab_size={model.vocab_size}, so")
+        if rows is not None and len(ids) > rows:
+            raise ValueError(f"{where} has {len(ids)} tokens, but a learned position table "
+                             f"has only context_length={rows} rows: there is no row for "
+                             f"position {rows} to look up")
+        check_table_size(len(ids) ** 2, f"the attention weights for {where}, n x n,")
+        largest_angle = (len(ids) - 1) * max(model.frequencies or [0.0])  # pos * theta_i
+        if math.isinf(largest_angle):
+            raise ValueError(f"{where} has {len(ids)} tokens: position {len(ids) - 1} times "
+                             f"theta_i = {max(model.frequencies or [0.0]):g} is past a "
+                             f"float's limit (about 1.8e308), so RoPE has no angle to turn by")
 
 
-def _softmax_backward(weights: Matrix, d_weights: Matrix) -> Matrix:
-    """w = softmax(s) per row  ->  ds_j = w_j (dw_j - sum_k w_k dw_k)."""
-    rows = []
-    for w, dw in zip(weights.rows, d_weights.rows):
-        through = sum(w_k * dw_k for w_k, dw_k in zip(w, dw))  # sum_k w_k dw_k
-        rows.append([w_j * (dw_j - through) for w_j, dw_j in zip(w, dw)])
-    return Matrix(rows)
+def _check_targets(inputs: Sequence[Sequence[int]], targets: object, vocab_size: int) -> None:
+    """One target per input token: an ID in 0 .. vocab_size - 1, or -100 (skip it), and
+    at least one that is not -100."""
+    if not isinstance(targets, (list, tuple)) or len(targets) != len(inputs):
+        raise ValueError(f"targets must be a list with one list per input sequence "
+                         f"({len(inputs)}), got {targets!r:.60}")
+    allowed = set(range(vocab_size)) | {IGNORE}
+    for b, (ids, wanted) in enumerate(zip(inputs, targets)):
+        if not isinstance(wanted, (list, tuple)) or len(wanted) != len(ids):
+            raise ValueError(f"targets[{b}] must hold one target per token of inputs[{b}] "
+                             f"({len(ids)}), got {wanted!r:.60}")
+        if operator.countOf(map(type, wanted), int) == len(wanted) and allowed >= set(wanted):
+            continue  # the usual list, looked at whole; a bad one is read target by target
+        for t, target in enumerate(wanted):
+            if type(target) is not int or target not in allowed:
+                raise ValueError(f"targets[{b}][{t}] = {target!r}: a target is an ID in "
+                                 f"0..{vocab_size - 1}, or -100 to skip that position")
+    if sum(map(len, targets)) == sum(wanted.count(IGNORE) for wanted in targets):
+        raise ValueError("every target is -100: with nothing to predict, the loss (a mean "
+                         "over the targets) is undefined")
 
 
-def _rotary_backward(d_turned: Matrix, thetas: list[float], scale: float) -> Matrix:
-    """RoPE turns pair i of row pos by a = pos * theta_i, then scales by s (YaRN's, else 1);
-    the gradient scales by s and turns back, by -a, with the forward pass's theta_i:
-        dx[2i]   = s ( dx'[2i] cos a + dx'[2i+1] sin a)
-        dx[2i+1] = s (-dx'[2i] sin a + dx'[2i+1] cos a)"""
-    rows = []
-    for pos, row in enumerate(d_turned.rows):
-        turned_back = list(row)
-        for i, theta in enumerate(thetas):
-            angle = pos * theta
-            cos_a, sin_a = scale * math.cos(angle), scale * math.sin(angle)
-            first, second = row[2 * i], row[2 * i + 1]
-            turned_back[2 * i] = first * cos_a + second * sin_a
-            turned_back[2 * i + 1] = -first * sin_a + second * cos_a
-        rows.append(turned_back)
-    return Matrix(rows)
-
-
-def _lookup_backward(ids: list[list[int]], d_X: Matrix, vocab_size: int) -> Matrix:
-    """x = E[id] copies row id of E: dE[id] = the sum of the rows of dx whose token is id."""
-    d_E = [[0.0] * d_X.shape[1] for _ in range(vocab_size)]
-    all_ids = [token_id for sequence in ids for token_id in sequence]
-    for token_id, d_x in zip(all_ids, d_X.rows):
-        d_E[token_id] = [total + part for total, part in zip(d_E[token_id], d_x)]
-    return Matrix(d_E)  # (vocab_size, d); rows of IDs not in the batch stay 0
-
-
-def _broadcast_backward(d_inputs: list[Matrix], context_length: int) -> Matrix:
-    """x_b = E[ids_b] + P for every sequence b: the one table P was broadcast over the
-    batch, so dP[t] = sum over b of dx_b[t] (rows past the longest sequence stay 0)."""
-    d_P = [[0.0] * d_inputs[0].shape[1] for _ in range(context_length)]
-    for d_x in d_inputs:  # every sequence in the batch ...
-        for t, d_x_t in enumerate(d_x.rows):  # ... sends row t back into row t of P
-            d_P[t] = [total + part for total, part in zip(d_P[t], d_x_t)]
-    return Matrix(d_P)  # (context_length, d)
+def _check_parameters(parameters: object, shapes: dict[str, tuple[int, int]]) -> None:
+    """A model's tables by name: exactly the names of `shapes`, each a Matrix of its shape
+    whose numbers are finite and at most LARGEST_WEIGHT in size."""
+    if not isinstance(parameters, Mapping):
+        raise TypeError(f"parameters must be a dict of tables by name, "
+                        f"got {type(parameters).__name__}")
+    extra = sorted(set(parameters) - set(shapes))
+    if extra:
+        raise ValueError(f"this model has no parameters named {extra}; it has "
+                         f"{sorted(shapes)} (to change its settings, build a new TinyModel)")
+    for name, shape in shapes.items():
+        table = parameters.get(name)
+        if not isinstance(table, Matrix) or table.shape != shape:
+            got = table.shape if isinstance(table, Matrix) else type(table).__name__
+            raise ValueError(f"parameters[{name!r}] must be a Matrix of shape {shape}, "
+                             f"got {got}")
+        largest = max(max(map(abs, row)) for row in table.rows)  # inf if any is
+        if not largest <= LARGEST_WEIGHT:
+            raise ValueError(f"parameters[{name!r}] holds a number of size {largest:g}; "
+                             f"weights must be finite and at most {LARGEST_WEIGHT:g}, so "
+                             f"that the products of the forward and backward passes stay "
+                             f"below a float's limit, about 1.8e308")

@@ -37,9 +37,10 @@ ALLOWED_IMPORTS = {
                  "attention", "rotary", "relative"},
     "__main__": {"lab", "pipeline", "tokenizer", "training"},  # the commands
     # chapter 9, training: backpropagation written out, then the lab (its command: __main__)
+    "gradients": {"arrays", "broadcast", "checks"},  # the backward rules: appendices only
     "training": {"arrays", "checks", "attention", "embedding", "positional", "rotary",
-                 "relative", "context"},
-    "lab": {"arrays", "checks", "training"},
+                 "relative", "context", "pipeline", "gradients"},
+    "lab": {"arrays", "checks", "gradients", "training"},
     # chapter 10, the pictures: a package of small modules (minipe/plot/)
     "plot.table": {"broadcast", "checks", "arrays"},
     "plot.colors": set(),

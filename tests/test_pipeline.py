@@ -90,7 +90,7 @@ def test_the_same_seed_gives_the_same_trace() -> None:
     ({"text": "a b", "positions": "rotary"}, ValueError,
      "positions must be one of sinusoidal, learned, none, rope, alibi; got 'rotary'"),
     ({"text": "a b", "positions": "rope", "d_model": 7}, ValueError,
-     "positions='rope' needs an even d_model, got 7"),
+     "positions='rope' needs an even d_model, got d_model=7"),
     ({"text": "a b", "seed": -1}, ValueError, "seed must be >= 0"),
     ({"text": "a b", "causal": "no"}, TypeError, "causal must be True or False, got 'no'"),
 ])
@@ -267,7 +267,7 @@ def test_cli_positions_rope_and_alibi(capsys: pytest.CaptureFixture[str]) -> Non
     with pytest.raises(SystemExit) as exit_info:
         main(["--positions", "rope", "--d-model", "5"])
     assert exit_info.value.code == 2
-    assert "positions='rope' needs an even d_model, got 5" in capsys.readouterr().err
+    assert "positions='rope' needs an even d_model, got d_model=5" in capsys.readouterr().err
 
 
 # --- sizes that cannot finish: refused at run()'s door, before any work -------------------

@@ -22,18 +22,47 @@ INDEX = (ROOT / "walkthroughs" / "README.md").read_text()
 LESSONS = sorted((ROOT / "walkthroughs").glob("[0-9][0-9]_*.py"))
 
 
-def test_the_pdb_recipe_runs_as_written() -> None:
-    commands = re.findall(r"^ {4}\(Pdb\) (.+?)(?:\s+#.*)?$", README, flags=re.MULTILINE)
-    assert "p token_ids" in commands, commands  # the recipe ends by printing a stage
-    assert README.count("    python -m pdb -m minipe\n") == 1
-    done = subprocess.run([sys.executable, "-m", "pdb", "-m", "minipe"], cwd=ROOT,
+def _pdb_recipe(command: str) -> list[str]:
+    """The `(Pdb) ...` lines that follow `    command` in the README, comments cut off."""
+    assert README.count(f"    {command}\n") == 1, command
+    block = README.split(f"    {command}\n", 1)[1].split("\n\n", 1)[0]
+    return re.findall(r"^ {4}\(Pdb\) (.+?)(?:\s+#.*)?$", block, flags=re.MULTILINE)
+
+
+def _run_pdb(command: str, commands: list[str]) -> subprocess.CompletedProcess[str]:
+    """`command` (python -m pdb -m ...) run from the clone, fed the recipe on stdin."""
+    arguments = command.split()[1:]  # after "python"
+    return subprocess.run([sys.executable, *arguments], cwd=ROOT,
                           input="\n".join([*commands, "quit", ""]), capture_output=True,
                           text=True, timeout=60)
+
+
+def test_the_pdb_recipe_runs_as_written() -> None:
+    commands = _pdb_recipe("python -m pdb -m minipe")
+    assert commands[-1] == "p token_ids", commands  # the recipe ends by printing a stage
+    done = _run_pdb("python -m pdb -m minipe", commands)
     assert "***" not in done.stdout, done.stdout  # pdb marks every failed command so
     assert "Error" not in done.stdout + done.stderr, done.stdout
     # "The cat sat on the mat": vocabulary cat 0, mat 1, on 2, sat 3, the 4 (sorted)
     assert "[4, 0, 3, 2, 4, 1]" in done.stdout
     assert "'The cat sat on the mat'" in done.stdout  # `p text`
+
+
+def test_the_pdb_recipe_for_one_backward_step_runs_as_written() -> None:
+    command = "python -m pdb -m minipe train --steps 1"
+    commands = _pdb_recipe(command)
+    assert commands[:3] == ["import minipe.gradients", "b minipe.gradients.softmax_backward",
+                            "c"], commands
+    done = _run_pdb(command, commands)
+    assert "***" not in done.stdout, done.stdout  # no command failed
+    assert "Error" not in done.stdout + done.stderr, done.stdout
+    assert "gradients.py(" in done.stdout and "softmax_backward()" in done.stdout  # it stopped
+    assert "training.py(" in done.stdout and "_backward()" in done.stdout  # `w`: the chain
+    # the command's defaults: T = 8, causal. Query 0's causal row of weights is [1, 0, ...,
+    # 0], and ds_j = w_j (dw_j - w_0 dw_0) is 1 (dw_0 - dw_0) = 0 for j = 0 and 0 x ... else
+    assert "((8, 8), (8, 8))" in done.stdout
+    assert "[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]" in done.stdout
+    assert "[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]" in done.stdout
 
 
 def test_a_pipe_closed_early_ends_quietly() -> None:

@@ -281,9 +281,9 @@ def test_a_learned_table_cannot_read_past_its_rows() -> None:
 
 
 def test_bad_arguments_fail_with_a_sentence() -> None:
-    with pytest.raises(ValueError, match="positions must be one of none, learned"):
+    with pytest.raises(ValueError, match="positions must be one of sinusoidal, learned, none"):
         TinyModel(5, 4, 4, positions="absolute")
-    with pytest.raises(ValueError, match="d_model must be even"):
+    with pytest.raises(ValueError, match="positions='rope' needs an even d_model, got d_model="):
         TinyModel(5, 3, 4, positions="rope")
     model = TinyModel(5, 4, 4)
     with pytest.raises(IndexError, match="vocab_size=5"):
@@ -302,3 +302,128 @@ def test_bad_arguments_fail_with_a_sentence() -> None:
         train(model, "who-bites-whom")
     with pytest.raises(ValueError, match="learning_rate must be a positive"):
         train(model, "previous-token", learning_rate=-1.0)
+
+
+# Bad input (issue 18): refused at the door with a sentence, never a wrong result
+
+
+def test_a_model_too_big_for_a_laptop_is_refused_with_an_estimate() -> None:
+    # TinyModel(10**10, 8, 8): (2 * 10**10 + 8 + 3 * 8) * 8 numbers, 32 bytes each
+    numbers = (2 * 10**10 + 8 + 3 * 8) * 8
+    assert numbers == 160_000_000_256
+    with pytest.raises(ValueError, match="would hold 160,000,000,256 numbers, about 5,120 GB "
+                                         "at ~32 bytes per number .* 4 GB"):
+        TinyModel(10**10, 8, 8)
+    with pytest.raises(ValueError, match="context_length"):  # a learned table of 10**9 rows
+        TinyModel(5, 8, 10**9)
+    TinyModel(5, 8, 10**9, positions="rope")  # no table has context_length rows: fine
+    with pytest.raises(ValueError, match="attention weights for ids, n x n, would hold"):
+        TinyModel(5, 4, 8, positions="rope").logits([0] * 20_000)  # 4e8 weights: 12.8 GB
+
+
+def test_replace_keeps_what_training_learned_and_what_stretching_set() -> None:
+    model = TinyModel(5, 4, 6, positions="rope", seed=1)
+    trained = train(model, "previous-token", steps=3).model
+    assert trained.parameters() != model.parameters()
+    unmasked = dataclasses.replace(trained, causal=False)
+    assert unmasked.parameters() == trained.parameters() and not unmasked.causal
+    stretched = trained.with_frequencies(STRETCHED, attention_scale=SCALE)
+    kept = dataclasses.replace(stretched, causal=False)
+    assert (kept.frequencies, kept.attention_scale) == (STRETCHED, SCALE)
+    reseeded = dataclasses.replace(stretched, seed=3, weights=None)  # a fresh draw, asked for
+    assert reseeded.parameters() == TinyModel(5, 4, 6, positions="rope", seed=3).parameters()
+    assert (reseeded.frequencies, reseeded.attention_scale) == (STRETCHED, SCALE)
+    rebased = dataclasses.replace(stretched, base=100.0, frequencies=None)  # asked for too
+    assert rebased.frequencies == Vector([1.0, 0.1])  # 100**(-2i/4), i = 0, 1
+    assert rebased.parameters() == trained.parameters()
+    slopes = TinyModel(5, 4, 6, positions="alibi").with_alibi_slopes((2.0,))
+    assert dataclasses.replace(slopes, causal=False).alibi_slopes == (2.0,)
+    # a change the tables or theta_i cannot follow is refused, not redrawn silently
+    with pytest.raises(ValueError, match=r"parameters\['token_embedding'\] must be a Matrix "
+                                         r"of shape \(5, 8\)"):
+        dataclasses.replace(trained, d_model=8)
+    with pytest.raises(ValueError, match="only a RoPE model turns q and k"):
+        dataclasses.replace(stretched, positions="alibi")
+    with pytest.raises(ValueError, match="no parameters named \\['position_embedding'\\]"):
+        dataclasses.replace(TinyModel(5, 4, 6), positions="none")
+    with pytest.raises(ValueError, match="only an ALiBi model has slopes"):
+        dataclasses.replace(slopes, positions="none")
+
+
+def test_the_models_tables_cannot_be_changed_through_it_and_it_pickles() -> None:
+    import copy
+    import pickle
+
+    model = TinyModel(5, 4, 6, positions="alibi").with_alibi_slopes((2.0,))
+    with pytest.raises(TypeError, match="does not support item assignment"):
+        model.weights["W_q"] = Matrix([[0.0] * 4] * 4)  # type: ignore[index]
+    for twin in (pickle.loads(pickle.dumps(model)), copy.deepcopy(model), copy.copy(model)):
+        assert twin == model and twin.alibi_slopes == (2.0,)
+        assert twin.parameters() == model.parameters()
+
+
+def test_a_model_is_hashable_and_equal_models_hash_alike() -> None:
+    model = TinyModel(5, 4, 6, positions="rope")
+    same = TinyModel(5, 4, 6, positions="rope")
+    assert model == same and hash(model) == hash(same)
+    assert len({model, same, TinyModel(5, 4, 6, positions="rope", seed=1)}) == 2
+
+
+def test_numbers_that_would_overflow_inside_are_refused_at_the_door() -> None:
+    model = TinyModel(5, 4, 6, positions="rope")
+    endless = Matrix([[math.inf] * 4] * 4)
+    with pytest.raises(ValueError, match=r"parameters\['W_q'\] holds a number of size inf"):
+        model.with_parameters({**model.parameters(), "W_q": endless})
+    huge = Matrix([[1e300] * 4] * 4)  # finite, but q . k would be about 1e1200
+    with pytest.raises(ValueError, match="at most 1e\\+30"):
+        model.with_parameters({**model.parameters(), "W_k": huge})
+    # at the limit, every weight 1e30 in size, the loss and every gradient stay finite:
+    # the longest product, dW_q = x^T dq, multiplies 6 weights (about 1e180)
+    rng = random.Random(0)
+    edge = model.with_parameters({name: Matrix([[rng.choice((-1e30, 1e30)) for _ in row]
+                                                for row in W.rows])
+                                  for name, W in model.parameters().items()})
+    loss, gradients = edge.with_frequencies(STRETCHED, attention_scale=1e6).loss_and_gradients(
+        *task_batch("previous-token", 5, 6, 2))
+    assert math.isfinite(loss)
+    assert all(math.isfinite(g) for G in gradients.values() for row in G.rows for g in row)
+    with pytest.raises(ValueError, match="at most 1e\\+06 .* got 1e\\+200"):
+        model.with_frequencies(STRETCHED, attention_scale=1e200)
+    with pytest.raises(ValueError, match="only a RoPE model"):
+        dataclasses.replace(TinyModel(5, 4, 6), attention_scale=2.0)
+    spinning = model.with_frequencies(Vector([1e308, 1.0]))  # finite, but 2 x 1e308 is not
+    assert spinning.logits([0, 1]).shape == (2, 5)  # angle 1 x 1e308: finite, cos works
+    with pytest.raises(ValueError, match="position 2 times theta_i = 1e\\+308 is past"):
+        spinning.logits([0, 1, 2])  # not math.cos's "math domain error" from inside
+
+
+def test_who_bites_whom_refuses_a_length_it_ignores_and_accuracy_names_samples() -> None:
+    with pytest.raises(ValueError, match="seq_len must be 6 .* got 8"):
+        task_batch("who-bites-whom", 9, 8, 2)
+    inputs, _ = task_batch("who-bites-whom", 9, 6, 2)
+    assert [len(ids) for ids in inputs] == [6, 6]  # a man bites a dog who?
+    model = TinyModel(9, 4, 6)
+    with pytest.raises(ValueError, match="samples must be >= 1, got 0"):
+        accuracy(model, "previous-token", samples=0)
+    with pytest.raises(ValueError, match="seq_len must be 6"):
+        accuracy(model, "who-bites-whom", seq_len=8)
+
+
+def test_a_diverging_run_says_where_and_what_to_try() -> None:
+    # Adam's first step moves every weight by learning_rate (see the test above): with 1e6,
+    # every weight is about 1e6 at step 2, the logits about 1e6**4, and the loss far past
+    # the limit 100 ln(5) = 160.9; with 1e40, the weights pass 1e30 at step 1 already
+    model = TinyModel(5, 8, 8)
+    with pytest.raises(ValueError, match="diverged at step 2: the loss reached .*, past 160.9 = "
+                                         "100 ln\\(vocab_size\\), .* learning_rate=1e\\+06 is too large .* try "
+                                         "learning_rate=0.05. The model you passed in"):
+        train(model, "previous-token", learning_rate=1e6)
+    with pytest.raises(ValueError, match="diverged at step 1: its weights grew without bound"
+                                         ".* try learning_rate=0.05"):
+        train(model, "previous-token", learning_rate=1e40)
+    assert model == TinyModel(5, 8, 8)  # untouched
+    # weights 1e20 times the drawn ones make logits that differ by about 1e20**2 at once:
+    # step 1 diverges whatever the rate, and the rate to try is ten times smaller
+    blown = model.with_parameters({name: W * 1e20 for name, W in model.parameters().items()})
+    with pytest.raises(ValueError, match="diverged at step 1: .* try learning_rate=0.001. "):
+        train(blown, "previous-token", learning_rate=0.01)

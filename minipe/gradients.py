@@ -1,0 +1,156 @@
+"""Chapter 9, part 1 - the backward rules, one function each (micrograd's engine.py).
+
+Backpropagation is the chain rule, line by line, read from the end. Each
+forward line `out = f(a, b)` has a rule that turns dloss/dout into dloss/da
+and dloss/db. Written dX (a table of the shape of X), the rules a transformer's
+input side needs are:
+
+    cross_entropy       loss = -log softmax(z)[t]     dz = softmax(z) - onehot(t)
+    matmul_backward     out = a b                      da = dout b^T,  db = a^T dout
+    softmax_backward    w = softmax(s)                 ds = w * (dw - rowsum(w * dw))
+    rotary_backward     x' = s R(pos theta) x          dx = s R(-pos theta) dx'
+    lookup_backward     x = E[id]                      dE[id] += dx
+    broadcast_backward  x_b = E[ids_b] + P             dP = sum over b of dx_b
+
+A rule knows nothing of the model that calls it: minipe/training.py chains
+them. Each is tested alone against central finite differences
+(L(w + h) - L(w - h)) / 2h in tests/test_gradients.py.
+
+>>> from minipe.arrays import Matrix
+>>> loss, d_logits = cross_entropy(Matrix([[0.0, 0.0]]), [1])
+>>> round(loss, 4), d_logits     # -log(1/2); dz = [1/2, 1/2] - [0, 1]
+(0.6931, Matrix([[0.5, -0.5]], shape=(1, 2)))
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from minipe.arrays import Matrix
+from minipe.broadcast import ShapeError
+
+IGNORE = -100  # a target that counts for nothing: PyTorch's ignore_index
+
+
+def cross_entropy(logits: Matrix, targets: Sequence[int]) -> tuple[float, Matrix]:
+    """The mean of -log softmax(z)[t] over the rows whose target t is not -100, and dz.
+
+        loss = mean over counted rows of (log sum_j e^z_j - z_t)
+        dz   = (softmax(z) - onehot(t)) / count,  and 0 on a row whose t is -100
+
+    In the forward pass a row's loss was log sum_j e^z_j - z_t: the first
+    term's slope in z_j is e^z_j / sum_k e^z_k = softmax(z)_j, the second's
+    is -1 for j = t only.
+    """
+    if len(targets) != logits.shape[0]:
+        raise ShapeError(f"logits has shape {logits.shape} but there are {len(targets)} "
+                         f"targets: one target (or -100) per row")
+    count = len(targets) - list(targets).count(IGNORE)
+    if count == 0:
+        raise ValueError("every target is -100: the mean loss over no targets is undefined")
+    total = 0.0
+    d_rows = []
+    for z, t in zip(logits.rows, targets):
+        if t == IGNORE:
+            d_rows.append([0.0] * len(z))
+            continue
+        top = max(z)  # e^(z_j - top) <= 1: no overflow, and top comes back in the log
+        exps = [math.exp(z_j - top) for z_j in z]
+        total_exp = sum(exps)
+        total += top + math.log(total_exp) - z[t]  # log sum_j e^z_j - z_t
+        p = [e / total_exp for e in exps]  # softmax(z)
+        p[t] -= 1.0  # softmax(z) - onehot(t)
+        d_rows.append([p_j / count for p_j in p])
+    return total / count, Matrix(d_rows)
+
+
+def matmul_backward(a: Matrix, b: Matrix, d_out: Matrix) -> tuple[Matrix, Matrix]:
+    """out = a b  ->  da = dout b^T,  db = a^T dout.
+
+    In the forward pass out[i][j] was sum_k a[i][k] b[k][j], so a[i][k] met
+    every b[k][j] of row k of b: da[i][k] = sum_j dout[i][j] b[k][j].
+    """
+    if d_out.shape != (a.shape[0], b.shape[1]):
+        raise ShapeError(f"a {a.shape} @ b {b.shape} has shape {(a.shape[0], b.shape[1])}, "
+                         f"so d_out must too; got {d_out.shape}")
+    d_a = d_out @ b.T
+    d_b = a.T @ d_out
+    return d_a, d_b
+
+
+def softmax_backward(weights: Matrix, d_weights: Matrix) -> Matrix:
+    """w = softmax(s), row by row  ->  ds_j = w_j (dw_j - sum_k w_k dw_k).
+
+    In the forward pass every w_k shared one denominator sum_j e^s_j, so
+    raising s_j raised w_j and lowered every w_k: dw_k/ds_j = w_k (1[k=j] - w_j).
+    """
+    if weights.shape != d_weights.shape:
+        raise ShapeError(f"weights {weights.shape} and d_weights {d_weights.shape} must "
+                         f"have one shape: dw is dloss/dw, number by number")
+    rows = []
+    for w, dw in zip(weights.rows, d_weights.rows):
+        through = sum(w_k * dw_k for w_k, dw_k in zip(w, dw))  # sum_k w_k dw_k
+        rows.append([w_j * (dw_j - through) for w_j, dw_j in zip(w, dw)])
+    return Matrix(rows)
+
+
+def rotary_backward(d_turned: Matrix, thetas: Sequence[float], scale: float = 1.0) -> Matrix:
+    """Row pos of x' was pair i of x turned by a = pos * theta_i, times s (YaRN's, else 1).
+
+        dx[2i]   = s ( dx'[2i] cos a + dx'[2i+1] sin a)
+        dx[2i+1] = s (-dx'[2i] sin a + dx'[2i+1] cos a)
+
+    In the forward pass each pair was turned by a; a rotation's transpose is
+    its inverse, so the gradient is turned back, by -a, and scaled by s.
+    """
+    if 2 * len(thetas) != d_turned.shape[1]:
+        raise ShapeError(f"d_turned has shape {d_turned.shape}: its {d_turned.shape[1]} "
+                         f"columns make {d_turned.shape[1] / 2:g} pairs, but there are "
+                         f"{len(thetas)} theta_i")
+    rows = []
+    for pos, row in enumerate(d_turned.rows):
+        turned_back = list(row)
+        for i, theta in enumerate(thetas):
+            angle = pos * theta
+            cos_a, sin_a = scale * math.cos(angle), scale * math.sin(angle)
+            first, second = row[2 * i], row[2 * i + 1]
+            turned_back[2 * i] = first * cos_a + second * sin_a
+            turned_back[2 * i + 1] = -first * sin_a + second * cos_a
+        rows.append(turned_back)
+    return Matrix(rows)
+
+
+def lookup_backward(ids: Sequence[Sequence[int]], d_X: Matrix, vocab_size: int) -> Matrix:
+    """x = E[id] copied row id of E  ->  dE[id] = the sum of the rows of dx whose token is id.
+
+    In the forward pass a token that came twice copied its row twice, so both
+    copies send their gradient back into that one row. d_X holds the rows of
+    every sequence of `ids`, one after another.
+    """
+    all_ids = [token_id for sequence in ids for token_id in sequence]
+    if len(all_ids) != d_X.shape[0]:
+        raise ShapeError(f"d_X has shape {d_X.shape} but ids hold {len(all_ids)} tokens: "
+                         f"one row of d_X per token")
+    d_E = [[0.0] * d_X.shape[1] for _ in range(vocab_size)]
+    for token_id, d_x in zip(all_ids, d_X.rows):
+        d_E[token_id] = [total + part for total, part in zip(d_E[token_id], d_x)]
+    return Matrix(d_E)  # (vocab_size, d); rows of IDs not in the batch stay 0
+
+
+def broadcast_backward(d_inputs: Sequence[Matrix], context_length: int) -> Matrix:
+    """x_b = E[ids_b] + P for every sequence b  ->  dP[t] = sum over b of dx_b[t].
+
+    In the forward pass the one table P was broadcast over the batch (lecture
+    001's rule), so every sequence's gradient flows back into the same rows.
+    Rows past the longest sequence stay 0.
+    """
+    longest = max(d_x.shape[0] for d_x in d_inputs)
+    if longest > context_length:
+        raise ShapeError(f"a sequence of {longest} rows cannot come from a table P of "
+                         f"context_length={context_length} rows")
+    d_P = [[0.0] * d_inputs[0].shape[1] for _ in range(context_length)]
+    for d_x in d_inputs:  # every sequence in the batch ...
+        for t, d_x_t in enumerate(d_x.rows):  # ... sends row t back into row t of P
+            d_P[t] = [total + part for total, part in zip(d_P[t], d_x_t)]
+    return Matrix(d_P)  # (context_length, d)
