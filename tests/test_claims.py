@@ -280,7 +280,7 @@ def test_a_per_sequence_vector_needs_a_new_axis() -> None:
 
 
 def test_the_readme_says_what_who_bites_whom_reaches_without_positions() -> None:
-    """The README's numbers, from the model `python -m minipe.train --task who-bites-whom
+    """The README's numbers, from the model `python -m minipe train --task who-bites-whom
     --positions none` trains (its defaults: d_model 8, seed 0, 300 steps x 8), checked by
     loops written here. The 36 sentences are 18 mirrored pairs with one bag each: the head
     answers each pair alike, so at most 18 are right; for each pair it gives one softmax p,
