@@ -41,27 +41,24 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import operator
 import random
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 from minipe.arrays import Matrix, Vector
 from minipe.attention import scaled_dot_product_attention
-from minipe.checks import (check_ids, check_table_size, checked_base, checked_flag,
-                           checked_number, checked_size)
 from minipe.embedding import Embedding
-from minipe.gradients import (IGNORE, broadcast_backward, cross_entropy, lookup_backward,
+from minipe.gradients import (broadcast_backward, cross_entropy, lookup_backward,
                               matmul_backward, rotary_backward, softmax_backward)
-from minipe.pipeline import ALIBI_SLOPE, POSITION_KINDS
+from minipe.pipeline import ALIBI_SLOPE
 from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
 from minipe.relative import alibi_bias
 from minipe.rotary import (apply_rotary, check_frequencies, checked_rotary_width,
                            rotary_thetas)
-
-LARGEST_WEIGHT = 1e30  # dW_q = x^T dq multiplies 6 weights: 1e180, far below 1.8e308
-LARGEST_SCALE = 1e6  # YaRN's is 0.1 ln(factor) + 1, near 1; scores grow with its square
+from minipe.training_checks import (check_parameters, check_rope_only, check_sequences,
+                                    check_targets, checked_scale, checked_settings,
+                                    checked_slopes)
 
 
 @dataclass(frozen=True)
@@ -114,26 +111,22 @@ class TinyModel:
     alibi_slopes: tuple[float, ...] | None = field(default=None, kw_only=True)  # m per head
 
     def __post_init__(self) -> None:
-        d = checked_size(self.d_model, "d_model")
-        checked_size(self.vocab_size, "vocab_size")
-        checked_size(self.context_length, "context_length")
-        checked_size(self.seed, "seed", minimum=0)
-        checked_flag(self.causal, "causal")
-        object.__setattr__(self, "base", checked_base(self.base))
-        if self.positions not in POSITION_KINDS:
-            raise ValueError(f"positions must be one of {', '.join(POSITION_KINDS)}; "
-                             f"got {self.positions!r}")
-        rows = self.context_length if self.positions == "learned" else 0
-        check_table_size((2 * self.vocab_size + rows + 3 * d) * d,
-                         "TinyModel's tables, (2 vocab_size + 3 d_model"
-                         + (" + context_length" if rows else "") + ") x d_model,")
+        base = checked_settings(self.vocab_size, self.d_model, self.context_length,
+                                self.positions, seed=self.seed, causal=self.causal,
+                                base=self.base)
+        object.__setattr__(self, "base", base)
         shapes = self._shapes()
         tables = self._drawn_tables() if self.weights is None else self.weights
-        _check_parameters(tables, shapes)
+        check_parameters(tables, shapes)
         own = MappingProxyType({name: tables[name] for name in shapes})  # read-only view
         object.__setattr__(self, "weights", own)
         self._settle_rope()
-        self._settle_alibi()
+        object.__setattr__(self, "alibi_slopes", checked_slopes(self.alibi_slopes,
+                                                                self.positions))
+
+    def _learned_rows(self) -> int | None:
+        """The rows of a learned position table; None: the model reads any length."""
+        return self.context_length if self.positions == "learned" else None
 
     def _shapes(self) -> dict[str, tuple[int, int]]:
         """The shape of every table, by name: what `parameters()` holds."""
@@ -160,40 +153,14 @@ class TinyModel:
 
     def _settle_rope(self) -> None:
         """theta_i and the scale: base**(-2i/d) and 1 unless given; only RoPE has them."""
+        check_rope_only(self.positions, self.frequencies, self.attention_scale)
         if self.positions != "rope":
-            if self.frequencies is not None or self.attention_scale != 1.0:
-                raise ValueError(f"only a RoPE model turns q and k by frequencies theta_i "
-                                 f"and scales them; this one has positions={self.positions!r}")
             return
         checked_rotary_width(self.d_model, "d_model", "positions='rope'")
-        if self.frequencies is None:  # base**(-2i/d), chapter 5's theta_i
+        if self.frequencies is None:  # chapter 5's theta_i
             object.__setattr__(self, "frequencies", rotary_thetas(self.d_model, self.base))
         check_frequencies(self.frequencies, self.d_model // 2, "d_model/2")
-        scale = checked_number(self.attention_scale, "attention_scale")
-        if not 0 < scale <= LARGEST_SCALE:
-            raise ValueError(f"attention_scale multiplies q and k, so it must be a number > 0 "
-                             f"and at most {LARGEST_SCALE:g} (YaRN's is near 1, and the "
-                             f"scores grow with its square); got {scale}")
-        object.__setattr__(self, "attention_scale", scale)
-
-    def _settle_alibi(self) -> None:
-        """ALiBi's slopes: (1/2,) unless given, one m per head; only ALiBi has them."""
-        slopes = self.alibi_slopes
-        if self.positions != "alibi":
-            if slopes is not None:
-                raise ValueError(f"only an ALiBi model has slopes m; this one has "
-                                 f"positions={self.positions!r}")
-            return
-        if slopes is None:
-            slopes = (ALIBI_SLOPE,)  # one head, one m: chapter 8's
-        if not isinstance(slopes, (tuple, list)) or len(slopes) != 1:
-            raise ValueError(f"slopes must be a tuple of 1 number, one m per head, such as "
-                             f"(0.5,); got {slopes!r:.60}")
-        checked = tuple(checked_number(m, f"slopes[{h}]") for h, m in enumerate(slopes))
-        if not all(0 < m < math.inf for m in checked):
-            raise ValueError(f"each ALiBi slope m must be a finite number > 0 (the penalty "
-                             f"-m |i - j| grows with distance), got {slopes!r}")
-        object.__setattr__(self, "alibi_slopes", checked)
+        object.__setattr__(self, "attention_scale", checked_scale(self.attention_scale))
 
     def parameters(self) -> dict[str, Matrix]:
         """Every table that training changes, by name (a new dict; the tables are immutable)."""
@@ -235,7 +202,7 @@ class TinyModel:
 
     def logits(self, ids: list[int]) -> Matrix:
         """The scores of every token kind at every position: shape (len(ids), vocab_size)."""
-        _check_sequences([ids], "ids", self)
+        check_sequences([ids], "ids", self.vocab_size, self._learned_rows(), self.frequencies)
         return _forward(self, [ids]).logits
 
     def loss_and_gradients(
@@ -251,8 +218,8 @@ class TinyModel:
         inputs[b] is a sequence of IDs; targets[b][t] is the ID to predict at
         position t of it, or -100 to skip that position.
         """
-        _check_sequences(inputs, "inputs", self)
-        _check_targets(inputs, targets, self.vocab_size)
+        check_sequences(inputs, "inputs", self.vocab_size, self._learned_rows(), self.frequencies)
+        check_targets(inputs, targets, self.vocab_size)
         forward = _forward(self, inputs)
         return _backward(self, forward, targets)
 
@@ -388,77 +355,3 @@ def _backward(model: TinyModel, forward: _Forward, targets: list[list[int]]) -> 
     # sinusoidal: the same d_inputs reach PE, but PE is a formula, not a parameter: no update
     gradients.update(W_q=d_W_q, W_k=d_W_k, W_v=d_W_v, W_out=d_W_out)
     return Backprop(loss, gradients, d_inputs)
-
-
-# ---------------------------------------------------------------------------
-# The door: what the model's public methods accept
-# ---------------------------------------------------------------------------
-
-
-def _check_sequences(inputs: object, name: str, model: TinyModel) -> None:
-    """`inputs` must be a non-empty list of sequences of IDs in 0 .. vocab_size - 1, none
-    longer than a learned table's rows, nor so long that an angle pos * theta_i overflows."""
-    if not isinstance(inputs, (list, tuple)) or not inputs:
-        raise TypeError(f"{name} must be a non-empty list of sequences of IDs, "
-                        f"got {inputs!r:.60}")
-    rows = model.context_length if model.positions == "learned" else None
-    for b, ids in enumerate(inputs):
-        where = name if name == "ids" else f"{name}[{b}]"
-        check_ids(ids, model.vocab_size, where,
-                  f"is out of range: this model has vocab_size={model.vocab_size}, so")
-        if rows is not None and len(ids) > rows:
-            raise ValueError(f"{where} has {len(ids)} tokens, but a learned position table "
-                             f"has only context_length={rows} rows: there is no row for "
-                             f"position {rows} to look up")
-        check_table_size(len(ids) ** 2, f"the attention weights for {where}, n x n,")
-        largest_angle = (len(ids) - 1) * max(model.frequencies or [0.0])  # pos * theta_i
-        if math.isinf(largest_angle):
-            raise ValueError(f"{where} has {len(ids)} tokens: position {len(ids) - 1} times "
-                             f"theta_i = {max(model.frequencies or [0.0]):g} is past a "
-                             f"float's limit (about 1.8e308), so RoPE has no angle to turn by")
-
-
-def _check_targets(inputs: Sequence[Sequence[int]], targets: object, vocab_size: int) -> None:
-    """One target per input token: an ID in 0 .. vocab_size - 1, or -100 (skip it), and
-    at least one that is not -100."""
-    if not isinstance(targets, (list, tuple)) or len(targets) != len(inputs):
-        raise ValueError(f"targets must be a list with one list per input sequence "
-                         f"({len(inputs)}), got {targets!r:.60}")
-    allowed = set(range(vocab_size)) | {IGNORE}
-    for b, (ids, wanted) in enumerate(zip(inputs, targets)):
-        if not isinstance(wanted, (list, tuple)) or len(wanted) != len(ids):
-            raise ValueError(f"targets[{b}] must hold one target per token of inputs[{b}] "
-                             f"({len(ids)}), got {wanted!r:.60}")
-        if operator.countOf(map(type, wanted), int) == len(wanted) and allowed >= set(wanted):
-            continue  # the usual list, looked at whole; a bad one is read target by target
-        for t, target in enumerate(wanted):
-            if type(target) is not int or target not in allowed:
-                raise ValueError(f"targets[{b}][{t}] = {target!r}: a target is an ID in "
-                                 f"0..{vocab_size - 1}, or -100 to skip that position")
-    if sum(map(len, targets)) == sum(wanted.count(IGNORE) for wanted in targets):
-        raise ValueError("every target is -100: with nothing to predict, the loss (a mean "
-                         "over the targets) is undefined")
-
-
-def _check_parameters(parameters: object, shapes: dict[str, tuple[int, int]]) -> None:
-    """A model's tables by name: exactly the names of `shapes`, each a Matrix of its shape
-    whose numbers are finite and at most LARGEST_WEIGHT in size."""
-    if not isinstance(parameters, Mapping):
-        raise TypeError(f"parameters must be a dict of tables by name, "
-                        f"got {type(parameters).__name__}")
-    extra = sorted(set(parameters) - set(shapes))
-    if extra:
-        raise ValueError(f"this model has no parameters named {extra}; it has "
-                         f"{sorted(shapes)} (to change its settings, build a new TinyModel)")
-    for name, shape in shapes.items():
-        table = parameters.get(name)
-        if not isinstance(table, Matrix) or table.shape != shape:
-            got = table.shape if isinstance(table, Matrix) else type(table).__name__
-            raise ValueError(f"parameters[{name!r}] must be a Matrix of shape {shape}, "
-                             f"got {got}")
-        largest = max(max(map(abs, row)) for row in table.rows)  # inf if any is
-        if not largest <= LARGEST_WEIGHT:
-            raise ValueError(f"parameters[{name!r}] holds a number of size {largest:g}; "
-                             f"weights must be finite and at most {LARGEST_WEIGHT:g}, so "
-                             f"that the products of the forward and backward passes stay "
-                             f"below a float's limit, about 1.8e308")
