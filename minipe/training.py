@@ -40,6 +40,7 @@ Left out: layers, heads, layer norm, MLPs, dropout, biases.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import random
 from dataclasses import dataclass, field
@@ -54,11 +55,9 @@ from minipe.gradients import (broadcast_backward, cross_entropy, lookup_backward
 from minipe.pipeline import ALIBI_SLOPE
 from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
 from minipe.relative import alibi_bias
-from minipe.rotary import (apply_rotary, check_frequencies, checked_rotary_width,
-                           rotary_thetas)
-from minipe.training_checks import (check_parameters, check_rope_only, check_sequences,
-                                    check_targets, checked_scale, checked_settings,
-                                    checked_slopes)
+from minipe.rotary import apply_rotary, rotary_thetas
+from minipe.training_checks import (check_parameters, check_sequences, check_targets,
+                                    checked_rope, checked_settings, checked_slopes)
 
 
 @dataclass(frozen=True)
@@ -86,16 +85,16 @@ class TinyModel:
     ['W_k', 'W_out', 'W_q', 'W_v', 'token_embedding']
 
     `positions` is "none", "learned", "sinusoidal", "rope" or "alibi", as in
-    `run()`. `context_length` bounds only the learned table; the other kinds
-    read longer sequences too (as long as memory holds their n x n weights). A model never changes: training makes new
-    ones (`with_parameters`), and so does stretching RoPE (`with_frequencies`).
+    `run()`; `context_length` bounds only the learned table (the other kinds
+    read any length whose n x n weights fit in memory). A model never changes:
+    training and stretching RoPE make new ones (`with_parameters`, `with_frequencies`).
 
     The tables, RoPE's theta_i and scale and ALiBi's slopes are part of the
-    value: `dataclasses.replace(trained, causal=False)` keeps what training
-    learned. Left as None, each is made from the settings: the tables drawn
-    from `seed`, theta_i = base**(-2i/d), m = 1/2. To make one afresh, say
-    so: `dataclasses.replace(model, seed=3, weights=None)` draws new tables,
-    `dataclasses.replace(model, base=100.0, frequencies=None)` new theta_i.
+    value, so `dataclasses.replace(trained, causal=False)` keeps what training
+    learned. Left as None, each is made from the settings: tables drawn from
+    `seed`, theta_i = base**(-2i/d), m = 1/2; so `replace(model, seed=3,
+    weights=None)` draws new tables, `replace(model, base=100.0, frequencies=None)`
+    new theta_i.
     """
 
     vocab_size: int
@@ -120,9 +119,12 @@ class TinyModel:
         check_parameters(tables, shapes)
         own = MappingProxyType({name: tables[name] for name in shapes})  # read-only view
         object.__setattr__(self, "weights", own)
-        self._settle_rope()
-        object.__setattr__(self, "alibi_slopes", checked_slopes(self.alibi_slopes,
-                                                                self.positions))
+        frequencies, scale = checked_rope(self.positions, self.d_model, self.base,
+                                          self.frequencies, self.attention_scale)
+        object.__setattr__(self, "frequencies", frequencies)
+        object.__setattr__(self, "attention_scale", scale)
+        slopes = checked_slopes(self.alibi_slopes, self.positions)
+        object.__setattr__(self, "alibi_slopes", slopes)
 
     def _learned_rows(self) -> int | None:
         """The rows of a learned position table; None: the model reads any length."""
@@ -151,17 +153,6 @@ class TinyModel:
                                     for _ in range(d)])  # (d_model, cols)
         return weights
 
-    def _settle_rope(self) -> None:
-        """theta_i and the scale: base**(-2i/d) and 1 unless given; only RoPE has them."""
-        check_rope_only(self.positions, self.frequencies, self.attention_scale)
-        if self.positions != "rope":
-            return
-        checked_rotary_width(self.d_model, "d_model", "positions='rope'")
-        if self.frequencies is None:  # chapter 5's theta_i
-            object.__setattr__(self, "frequencies", rotary_thetas(self.d_model, self.base))
-        check_frequencies(self.frequencies, self.d_model // 2, "d_model/2")
-        object.__setattr__(self, "attention_scale", checked_scale(self.attention_scale))
-
     def parameters(self) -> dict[str, Matrix]:
         """Every table that training changes, by name (a new dict; the tables are immutable)."""
         assert self.weights is not None  # __post_init__ fills it
@@ -181,9 +172,9 @@ class TinyModel:
         >>> model.with_frequencies(Vector([0.25, 0.0025])).frequencies   # / 4: PI
         Vector([0.25, 0.0025], shape=(2,))
 
-        `rope_frequencies` (chapter 7) makes both: a model trained at T reads
-        4T with, say, rope_frequencies(d, method="linear", factor=4). q and k
-        are each multiplied by attention_scale, so the scores by its square.
+        `rope_frequencies` (chapter 7) makes both: a model trained at T reads 4T with,
+        say, rope_frequencies(d, method="linear", factor=4). q and k are each multiplied
+        by attention_scale, so the scores by its square.
         """
         return dataclasses.replace(self, frequencies=frequencies,
                                    attention_scale=attention_scale)
@@ -205,9 +196,8 @@ class TinyModel:
         check_sequences([ids], "ids", self.vocab_size, self._learned_rows(), self.frequencies)
         return _forward(self, [ids]).logits
 
-    def loss_and_gradients(
-        self, inputs: list[list[int]], targets: list[list[int]]
-    ) -> tuple[float, dict[str, Matrix]]:
+    def loss_and_gradients(self, inputs: list[list[int]],
+                           targets: list[list[int]]) -> tuple[float, dict[str, Matrix]]:
         """The mean cross-entropy over every target that is not -100, and its gradients."""
         result = self.backprop(inputs, targets)
         return result.loss, result.gradients
@@ -218,7 +208,8 @@ class TinyModel:
         inputs[b] is a sequence of IDs; targets[b][t] is the ID to predict at
         position t of it, or -100 to skip that position.
         """
-        check_sequences(inputs, "inputs", self.vocab_size, self._learned_rows(), self.frequencies)
+        check_sequences(inputs, "inputs", self.vocab_size, self._learned_rows(),
+                        self.frequencies)
         check_targets(inputs, targets, self.vocab_size)
         forward = _forward(self, inputs)
         return _backward(self, forward, targets)
@@ -249,9 +240,7 @@ class TinyModel:
         return text + ")"
 
 
-# ---------------------------------------------------------------------------
 # Forward: the lines of the module docstring, for a batch of sequences
-# ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -310,21 +299,15 @@ def _stack(matrices: list[Matrix]) -> Matrix:
 
 def _spans(inputs: list[list[int]]) -> list[tuple[int, int]]:
     """Where each sequence's rows sit in the stacked table: rows start .. stop - 1."""
-    spans, start = [], 0
-    for ids in inputs:
-        spans.append((start, start + len(ids)))
-        start += len(ids)
-    return spans
+    stops = list(itertools.accumulate(len(ids) for ids in inputs))  # n_1, n_1 + n_2, ...
+    return list(zip([0] + stops[:-1], stops))
 
 
-# ---------------------------------------------------------------------------
-# Backward: the same lines in reverse, one function per line
-# ---------------------------------------------------------------------------
+# Backward: the same lines in reverse, one rule of minipe/gradients.py per line
 
 
 def _backward(model: TinyModel, forward: _Forward, targets: list[list[int]]) -> Backprop:
     weights = model.parameters()
-    d = model.d_model
     flat_targets = [target for wanted in targets for target in wanted]
     loss, d_logits = cross_entropy(forward.logits, flat_targets)
     d_H, d_W_out = matmul_backward(forward.h, weights["W_out"], d_logits)
@@ -333,7 +316,7 @@ def _backward(model: TinyModel, forward: _Forward, targets: list[list[int]]) -> 
         q, k, v, w = forward.q[b], forward.k[b], forward.v[b], forward.weights[b]
         d_w, d_v = matmul_backward(w, v, d_H[start:stop])  # h = weights v
         d_scores = softmax_backward(w, d_w)  # the mask and ALiBi are constants: no gradient
-        d_scaled = d_scores / math.sqrt(d)  # scores = (q k^T) / sqrt(d)
+        d_scaled = d_scores / math.sqrt(model.d_model)  # scores = (q k^T) / sqrt(d)
         d_q = d_scaled @ k  # (q k^T): dq = d(q k^T) k,  dk = d(q k^T)^T q
         d_k = d_scaled.T @ q
         if model.frequencies is not None:
@@ -352,6 +335,6 @@ def _backward(model: TinyModel, forward: _Forward, targets: list[list[int]]) -> 
     gradients = {"token_embedding": lookup_backward(forward.ids, d_X, model.vocab_size)}
     if model.positions == "learned":
         gradients["position_embedding"] = broadcast_backward(d_inputs, model.context_length)
-    # sinusoidal: the same d_inputs reach PE, but PE is a formula, not a parameter: no update
+    # sinusoidal: d_inputs reach PE too, but it is a formula, not a parameter (no update)
     gradients.update(W_q=d_W_q, W_k=d_W_k, W_v=d_W_v, W_out=d_W_out)
     return Backprop(loss, gradients, d_inputs)

@@ -1,10 +1,11 @@
 """Chapter 9's door: what `TinyModel` accepts, and the sentences it says otherwise.
 
-A model's settings, its tables by name, the sequences it reads and the targets
-it is taught: each is checked here once, with a sentence naming the argument
-and the valid range, and what minipe/training.py computes trusts them. They
-live apart so that training.py reads as the model, the forward chain and the
-backward chain, as appendix A's checks live in minipe/array_checks.py.
+A model's settings, its tables by name, RoPE's theta_i and scale, ALiBi's
+slopes, the sequences it reads and the targets it is taught: each is checked
+here once, with a sentence naming the argument and the valid range, and what
+minipe/training.py computes trusts them. They live apart so that training.py
+reads as the model and its forward and backward chains, as appendix A's
+checks live in minipe/array_checks.py.
 
 >>> check_targets([[0, 1]], [[-100, -100]], vocab_size=5)
 Traceback (most recent call last):
@@ -23,6 +24,7 @@ from minipe.checks import (check_ids, check_table_size, checked_base, checked_fl
                            checked_number, checked_size)
 from minipe.gradients import IGNORE
 from minipe.pipeline import ALIBI_SLOPE, POSITION_KINDS
+from minipe.rotary import check_frequencies, checked_rotary_width, rotary_thetas
 
 LARGEST_WEIGHT = 1e30  # dW_q = x^T dq multiplies 6 weights: 1e180, far below 1.8e308
 LARGEST_SCALE = 1e6  # YaRN's is 0.1 ln(factor) + 1, near 1; scores grow with its square
@@ -72,21 +74,25 @@ def check_parameters(parameters: object, shapes: dict[str, tuple[int, int]]) -> 
                              f"below a float's limit, about 1.8e308")
 
 
-def check_rope_only(positions: str, frequencies: Vector | None, attention_scale: float) -> None:
-    """Frequencies theta_i and a scale other than 1 belong to a RoPE model only."""
-    if positions != "rope" and (frequencies is not None or attention_scale != 1.0):
-        raise ValueError(f"only a RoPE model turns q and k by frequencies theta_i "
-                         f"and scales them; this one has positions={positions!r}")
-
-
-def checked_scale(attention_scale: float) -> float:
-    """RoPE's attention_scale as a float in (0, LARGEST_SCALE]."""
+def checked_rope(positions: str, d_model: int, base: float, frequencies: Vector | None,
+                 attention_scale: float) -> tuple[Vector | None, float]:
+    """RoPE's theta_i and scale: base**(-2i/d) (chapter 5's) and 1 unless given; a scale in
+    (0, LARGEST_SCALE]. Only a RoPE model has them: any other keeps them as given."""
+    if positions != "rope":
+        if frequencies is not None or attention_scale != 1.0:
+            raise ValueError(f"only a RoPE model turns q and k by frequencies theta_i "
+                             f"and scales them; this one has positions={positions!r}")
+        return frequencies, attention_scale
+    checked_rotary_width(d_model, "d_model", "positions='rope'")
+    if frequencies is None:
+        frequencies = rotary_thetas(d_model, base)
+    check_frequencies(frequencies, d_model // 2, "d_model/2")
     scale = checked_number(attention_scale, "attention_scale")
     if not 0 < scale <= LARGEST_SCALE:
         raise ValueError(f"attention_scale multiplies q and k, so it must be a number > 0 "
                          f"and at most {LARGEST_SCALE:g} (YaRN's is near 1, and the "
                          f"scores grow with its square); got {scale}")
-    return scale
+    return frequencies, scale
 
 
 def checked_slopes(slopes: tuple[float, ...] | None, positions: str) -> tuple[float, ...] | None:
