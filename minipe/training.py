@@ -7,9 +7,8 @@ that scores every token kind. For one sequence of n IDs (d = d_model):
 
     x       = E[ids] + P[0 .. n-1]             (n, d)  E: token_embedding; P: the
                                                        learned or sinusoidal table
-    q, k, v = x W_q,  x W_k,  x W_v            (n, d)  RoPE turns q and k (chapter 5)
-                                                       by theta_i; with_frequencies
-                                                       stretches them (chapter 7)
+    q, k, v = x W_q,  x W_k,  x W_v            (n, d)  RoPE turns q and k by theta_i
+                                                       (chapter 5, stretched: 7)
     scores  = q k^T / sqrt(d) + alibi + mask   (n, n)  ALiBi: -m |i - j| (chapter 6)
     weights = softmax(scores), row by row      (n, n)
     h       = weights v                        (n, d)
@@ -90,11 +89,10 @@ class TinyModel:
     training and stretching RoPE make new ones (`with_parameters`, `with_frequencies`).
 
     The tables, RoPE's theta_i and scale and ALiBi's slopes are part of the
-    value, so `dataclasses.replace(trained, causal=False)` keeps what training
-    learned. Left as None, each is made from the settings: tables drawn from
-    `seed`, theta_i = base**(-2i/d), m = 1/2; so `replace(model, seed=3,
-    weights=None)` draws new tables, `replace(model, base=100.0, frequencies=None)`
-    new theta_i.
+    value: `dataclasses.replace(trained, causal=False)` keeps what training
+    learned. Left as None, each is made from the settings (tables drawn from
+    `seed`, theta_i = base**(-2i/d), m = 1/2): to draw new tables, say so with
+    `dataclasses.replace(model, seed=3, weights=None)`.
     """
 
     vocab_size: int
@@ -182,12 +180,10 @@ class TinyModel:
     def with_alibi_slopes(self, slopes: tuple[float, ...]) -> TinyModel:
         """The same model, its ALiBi scores getting -m |i - j| with m = slopes[0].
 
-        >>> TinyModel(5, 4, 8, positions="alibi").alibi_slopes
-        (0.5,)
         >>> TinyModel(5, 4, 8, positions="alibi").with_alibi_slopes((2.0,)).alibi_slopes
         (2.0,)
 
-        One slope per head: this model has one head. Training keeps the slopes.
+        One slope per head (this model has one; 1/2 unless given). Training keeps it.
         """
         return dataclasses.replace(self, alibi_slopes=slopes)
 
