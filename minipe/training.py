@@ -227,8 +227,8 @@ class TinyModel:
         text = (f"TinyModel(vocab_size={self.vocab_size}, d_model={self.d_model}, "
                 f"context_length={self.context_length}, positions={self.positions!r}")
         plain_rope = (rotary_thetas(self.d_model, self.base), 1.0)
-        if self.frequencies is not None and \
-                (self.frequencies, self.attention_scale) != plain_rope:  # with_frequencies
+        stretched = (self.frequencies, self.attention_scale) != plain_rope  # with_frequencies
+        if self.frequencies is not None and stretched:
             text += (f", frequencies={self.frequencies!r}, "
                      f"attention_scale={self.attention_scale:.5g}")
         if self.alibi_slopes is not None and self.alibi_slopes != (ALIBI_SLOPE,):
@@ -274,8 +274,7 @@ def _forward(model: TinyModel, inputs: list[list[int]]) -> _Forward:
             k = apply_rotary(k, frequencies=model.frequencies)
             if model.attention_scale != 1.0:  # YaRN's: the scores by its square
                 q, k = q * model.attention_scale, k * model.attention_scale
-        n = stop - start
-        bias = (alibi_bias(n, model.alibi_slopes[0], causal=False)
+        bias = (alibi_bias(stop - start, model.alibi_slopes[0], causal=False)
                 if model.alibi_slopes is not None else None)  # ALiBi: -m |i - j|
         attention = scaled_dot_product_attention(q, k, v, causal=model.causal, bias=bias)
         qs.append(q)
