@@ -160,8 +160,7 @@ class TinyModel:
         """A new model with the same settings and these tables (names and shapes as now)."""
         return dataclasses.replace(self, weights=parameters)
 
-    def with_frequencies(self, frequencies: Vector, *,
-                         attention_scale: float = 1.0) -> TinyModel:
+    def with_frequencies(self, frequencies: Vector, *, attention_scale: float = 1.0) -> TinyModel:
         """The same model, its RoPE turning q and k by these theta_i (and scaling them).
 
         >>> model = TinyModel(5, 4, 8, positions="rope")
@@ -174,8 +173,7 @@ class TinyModel:
         say, rope_frequencies(d, method="linear", factor=4). q and k are each multiplied
         by attention_scale, so the scores by its square.
         """
-        return dataclasses.replace(self, frequencies=frequencies,
-                                   attention_scale=attention_scale)
+        return dataclasses.replace(self, frequencies=frequencies, attention_scale=attention_scale)
 
     def with_alibi_slopes(self, slopes: tuple[float, ...]) -> TinyModel:
         """The same model, its ALiBi scores getting -m |i - j| with m = slopes[0].
