@@ -157,7 +157,7 @@ def print_counts(title: str, counter: StepCounter, landmarks: Sequence[Landmark]
 
 
 CHAPTERS = ("tokenizer", "embedding", "positional", "attention", "rotary", "relative",
-            "context", "pipeline", "gradients", "training", "lab")
+            "context", "pipeline", "gradients", "training", "training_checks", "lab")
 GUARD_NAMES = re.compile(r"^_?check|^_?checked|^_not_a_list$|^_name_the_bad|^_no_weights$")
 
 
@@ -210,7 +210,7 @@ def print_guards() -> None:
     print("lines that guard vs lines that teach, per chapter:")
     for chapter in CHAPTERS:
         guard, teach = guard_and_teaching_lines(ROOT / "minipe" / f"{chapter}.py")
-        print(f"  {chapter + '.py':<16}{guard:>5} guard {teach:>5} teach   "
+        print(f"  {chapter + '.py':<20}{guard:>5} guard {teach:>5} teach   "
               f"{guard / teach:.2f} per teaching line")
 
 

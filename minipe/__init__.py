@@ -15,6 +15,7 @@ Read the chapters in this order:
     8 pipeline.py    every stage at once: run(text) -> Trace
     9 gradients.py   the backward rules, one function each (from minipe.gradients)
       training.py    backpropagation written out: TinyModel learns where tokens are
+                     (its door, the argument checks: training_checks.py)
       lab.py         tasks that need positions, Adam, train(); python -m minipe train
    10 plot/          pictures: terminal heatmaps and SVG (import minipe.plot for them)
 

@@ -7,9 +7,8 @@ that scores every token kind. For one sequence of n IDs (d = d_model):
 
     x       = E[ids] + P[0 .. n-1]             (n, d)  E: token_embedding; P: the
                                                        learned or sinusoidal table
-    q, k, v = x W_q,  x W_k,  x W_v            (n, d)  RoPE turns q and k (chapter 5)
-                                                       by theta_i; with_frequencies
-                                                       stretches them (chapter 7)
+    q, k, v = x W_q,  x W_k,  x W_v            (n, d)  RoPE turns q and k by theta_i
+                                                       (chapter 5, stretched: 7)
     scores  = q k^T / sqrt(d) + alibi + mask   (n, n)  ALiBi: -m |i - j| (chapter 6)
     weights = softmax(scores), row by row      (n, n)
     h       = weights v                        (n, d)
@@ -40,28 +39,24 @@ Left out: layers, heads, layer norm, MLPs, dropout, biases.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
-import operator
 import random
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 from minipe.arrays import Matrix, Vector
 from minipe.attention import scaled_dot_product_attention
-from minipe.checks import (check_ids, check_table_size, checked_base, checked_flag,
-                           checked_number, checked_size)
 from minipe.embedding import Embedding
-from minipe.gradients import (IGNORE, broadcast_backward, cross_entropy, lookup_backward,
+from minipe.gradients import (broadcast_backward, cross_entropy, lookup_backward,
                               matmul_backward, rotary_backward, softmax_backward)
-from minipe.pipeline import ALIBI_SLOPE, POSITION_KINDS
+from minipe.pipeline import ALIBI_SLOPE
 from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
 from minipe.relative import alibi_bias
-from minipe.rotary import (apply_rotary, check_frequencies, checked_rotary_width,
-                           rotary_thetas)
-
-LARGEST_WEIGHT = 1e30  # dW_q = x^T dq multiplies 6 weights: 1e180, far below 1.8e308
-LARGEST_SCALE = 1e6  # YaRN's is 0.1 ln(factor) + 1, near 1; scores grow with its square
+from minipe.rotary import apply_rotary, rotary_thetas
+from minipe.training_checks import (check_parameters, check_sequences, check_targets,
+                                    checked_rope, checked_settings, checked_slopes)
 
 
 @dataclass(frozen=True)
@@ -89,16 +84,15 @@ class TinyModel:
     ['W_k', 'W_out', 'W_q', 'W_v', 'token_embedding']
 
     `positions` is "none", "learned", "sinusoidal", "rope" or "alibi", as in
-    `run()`. `context_length` bounds only the learned table; the other kinds
-    read longer sequences too (as long as memory holds their n x n weights). A model never changes: training makes new
-    ones (`with_parameters`), and so does stretching RoPE (`with_frequencies`).
+    `run()`; `context_length` bounds only the learned table (the other kinds
+    read any length whose n x n weights fit in memory). A model never changes:
+    training and stretching RoPE make new ones (`with_parameters`, `with_frequencies`).
 
     The tables, RoPE's theta_i and scale and ALiBi's slopes are part of the
     value: `dataclasses.replace(trained, causal=False)` keeps what training
-    learned. Left as None, each is made from the settings: the tables drawn
-    from `seed`, theta_i = base**(-2i/d), m = 1/2. To make one afresh, say
-    so: `dataclasses.replace(model, seed=3, weights=None)` draws new tables,
-    `dataclasses.replace(model, base=100.0, frequencies=None)` new theta_i.
+    learned. Left as None, each is made from the settings (tables drawn from
+    `seed`, theta_i = base**(-2i/d), m = 1/2): to draw new tables, say so with
+    `dataclasses.replace(model, seed=3, weights=None)`.
     """
 
     vocab_size: int
@@ -114,26 +108,25 @@ class TinyModel:
     alibi_slopes: tuple[float, ...] | None = field(default=None, kw_only=True)  # m per head
 
     def __post_init__(self) -> None:
-        d = checked_size(self.d_model, "d_model")
-        checked_size(self.vocab_size, "vocab_size")
-        checked_size(self.context_length, "context_length")
-        checked_size(self.seed, "seed", minimum=0)
-        checked_flag(self.causal, "causal")
-        object.__setattr__(self, "base", checked_base(self.base))
-        if self.positions not in POSITION_KINDS:
-            raise ValueError(f"positions must be one of {', '.join(POSITION_KINDS)}; "
-                             f"got {self.positions!r}")
-        rows = self.context_length if self.positions == "learned" else 0
-        check_table_size((2 * self.vocab_size + rows + 3 * d) * d,
-                         "TinyModel's tables, (2 vocab_size + 3 d_model"
-                         + (" + context_length" if rows else "") + ") x d_model,")
+        base = checked_settings(self.vocab_size, self.d_model, self.context_length,
+                                self.positions, seed=self.seed, causal=self.causal,
+                                base=self.base)
+        object.__setattr__(self, "base", base)
         shapes = self._shapes()
         tables = self._drawn_tables() if self.weights is None else self.weights
-        _check_parameters(tables, shapes)
+        check_parameters(tables, shapes)
         own = MappingProxyType({name: tables[name] for name in shapes})  # read-only view
         object.__setattr__(self, "weights", own)
-        self._settle_rope()
-        self._settle_alibi()
+        frequencies, scale = checked_rope(self.positions, self.d_model, self.base,
+                                          self.frequencies, self.attention_scale)
+        object.__setattr__(self, "frequencies", frequencies)
+        object.__setattr__(self, "attention_scale", scale)
+        slopes = checked_slopes(self.alibi_slopes, self.positions)
+        object.__setattr__(self, "alibi_slopes", slopes)
+
+    def _learned_rows(self) -> int | None:
+        """The rows of a learned position table; None: the model reads any length."""
+        return self.context_length if self.positions == "learned" else None
 
     def _shapes(self) -> dict[str, tuple[int, int]]:
         """The shape of every table, by name: what `parameters()` holds."""
@@ -158,43 +151,6 @@ class TinyModel:
                                     for _ in range(d)])  # (d_model, cols)
         return weights
 
-    def _settle_rope(self) -> None:
-        """theta_i and the scale: base**(-2i/d) and 1 unless given; only RoPE has them."""
-        if self.positions != "rope":
-            if self.frequencies is not None or self.attention_scale != 1.0:
-                raise ValueError(f"only a RoPE model turns q and k by frequencies theta_i "
-                                 f"and scales them; this one has positions={self.positions!r}")
-            return
-        checked_rotary_width(self.d_model, "d_model", "positions='rope'")
-        if self.frequencies is None:  # base**(-2i/d), chapter 5's theta_i
-            object.__setattr__(self, "frequencies", rotary_thetas(self.d_model, self.base))
-        check_frequencies(self.frequencies, self.d_model // 2, "d_model/2")
-        scale = checked_number(self.attention_scale, "attention_scale")
-        if not 0 < scale <= LARGEST_SCALE:
-            raise ValueError(f"attention_scale multiplies q and k, so it must be a number > 0 "
-                             f"and at most {LARGEST_SCALE:g} (YaRN's is near 1, and the "
-                             f"scores grow with its square); got {scale}")
-        object.__setattr__(self, "attention_scale", scale)
-
-    def _settle_alibi(self) -> None:
-        """ALiBi's slopes: (1/2,) unless given, one m per head; only ALiBi has them."""
-        slopes = self.alibi_slopes
-        if self.positions != "alibi":
-            if slopes is not None:
-                raise ValueError(f"only an ALiBi model has slopes m; this one has "
-                                 f"positions={self.positions!r}")
-            return
-        if slopes is None:
-            slopes = (ALIBI_SLOPE,)  # one head, one m: chapter 8's
-        if not isinstance(slopes, (tuple, list)) or len(slopes) != 1:
-            raise ValueError(f"slopes must be a tuple of 1 number, one m per head, such as "
-                             f"(0.5,); got {slopes!r:.60}")
-        checked = tuple(checked_number(m, f"slopes[{h}]") for h, m in enumerate(slopes))
-        if not all(0 < m < math.inf for m in checked):
-            raise ValueError(f"each ALiBi slope m must be a finite number > 0 (the penalty "
-                             f"-m |i - j| grows with distance), got {slopes!r}")
-        object.__setattr__(self, "alibi_slopes", checked)
-
     def parameters(self) -> dict[str, Matrix]:
         """Every table that training changes, by name (a new dict; the tables are immutable)."""
         assert self.weights is not None  # __post_init__ fills it
@@ -204,8 +160,7 @@ class TinyModel:
         """A new model with the same settings and these tables (names and shapes as now)."""
         return dataclasses.replace(self, weights=parameters)
 
-    def with_frequencies(self, frequencies: Vector, *,
-                         attention_scale: float = 1.0) -> TinyModel:
+    def with_frequencies(self, frequencies: Vector, *, attention_scale: float = 1.0) -> TinyModel:
         """The same model, its RoPE turning q and k by these theta_i (and scaling them).
 
         >>> model = TinyModel(5, 4, 8, positions="rope")
@@ -214,33 +169,29 @@ class TinyModel:
         >>> model.with_frequencies(Vector([0.25, 0.0025])).frequencies   # / 4: PI
         Vector([0.25, 0.0025], shape=(2,))
 
-        `rope_frequencies` (chapter 7) makes both: a model trained at T reads
-        4T with, say, rope_frequencies(d, method="linear", factor=4). q and k
-        are each multiplied by attention_scale, so the scores by its square.
+        `rope_frequencies` (chapter 7) makes both: a model trained at T reads 4T with,
+        say, rope_frequencies(d, method="linear", factor=4). q and k are each multiplied
+        by attention_scale, so the scores by its square.
         """
-        return dataclasses.replace(self, frequencies=frequencies,
-                                   attention_scale=attention_scale)
+        return dataclasses.replace(self, frequencies=frequencies, attention_scale=attention_scale)
 
     def with_alibi_slopes(self, slopes: tuple[float, ...]) -> TinyModel:
         """The same model, its ALiBi scores getting -m |i - j| with m = slopes[0].
 
-        >>> TinyModel(5, 4, 8, positions="alibi").alibi_slopes
-        (0.5,)
         >>> TinyModel(5, 4, 8, positions="alibi").with_alibi_slopes((2.0,)).alibi_slopes
         (2.0,)
 
-        One slope per head: this model has one head. Training keeps the slopes.
+        One slope per head (this model has one; 1/2 unless given). Training keeps it.
         """
         return dataclasses.replace(self, alibi_slopes=slopes)
 
     def logits(self, ids: list[int]) -> Matrix:
         """The scores of every token kind at every position: shape (len(ids), vocab_size)."""
-        _check_sequences([ids], "ids", self)
+        check_sequences([ids], "ids", self.vocab_size, self._learned_rows(), self.frequencies)
         return _forward(self, [ids]).logits
 
-    def loss_and_gradients(
-        self, inputs: list[list[int]], targets: list[list[int]]
-    ) -> tuple[float, dict[str, Matrix]]:
+    def loss_and_gradients(self, inputs: list[list[int]],
+                           targets: list[list[int]]) -> tuple[float, dict[str, Matrix]]:
         """The mean cross-entropy over every target that is not -100, and its gradients."""
         result = self.backprop(inputs, targets)
         return result.loss, result.gradients
@@ -251,8 +202,9 @@ class TinyModel:
         inputs[b] is a sequence of IDs; targets[b][t] is the ID to predict at
         position t of it, or -100 to skip that position.
         """
-        _check_sequences(inputs, "inputs", self)
-        _check_targets(inputs, targets, self.vocab_size)
+        check_sequences(inputs, "inputs", self.vocab_size, self._learned_rows(),
+                        self.frequencies)
+        check_targets(inputs, targets, self.vocab_size)
         forward = _forward(self, inputs)
         return _backward(self, forward, targets)
 
@@ -273,8 +225,8 @@ class TinyModel:
         text = (f"TinyModel(vocab_size={self.vocab_size}, d_model={self.d_model}, "
                 f"context_length={self.context_length}, positions={self.positions!r}")
         plain_rope = (rotary_thetas(self.d_model, self.base), 1.0)
-        if self.frequencies is not None and \
-                (self.frequencies, self.attention_scale) != plain_rope:  # with_frequencies
+        stretched = (self.frequencies, self.attention_scale) != plain_rope  # with_frequencies
+        if self.frequencies is not None and stretched:
             text += (f", frequencies={self.frequencies!r}, "
                      f"attention_scale={self.attention_scale:.5g}")
         if self.alibi_slopes is not None and self.alibi_slopes != (ALIBI_SLOPE,):
@@ -282,9 +234,7 @@ class TinyModel:
         return text + ")"
 
 
-# ---------------------------------------------------------------------------
 # Forward: the lines of the module docstring, for a batch of sequences
-# ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -322,8 +272,7 @@ def _forward(model: TinyModel, inputs: list[list[int]]) -> _Forward:
             k = apply_rotary(k, frequencies=model.frequencies)
             if model.attention_scale != 1.0:  # YaRN's: the scores by its square
                 q, k = q * model.attention_scale, k * model.attention_scale
-        n = stop - start
-        bias = (alibi_bias(n, model.alibi_slopes[0], causal=False)
+        bias = (alibi_bias(stop - start, model.alibi_slopes[0], causal=False)
                 if model.alibi_slopes is not None else None)  # ALiBi: -m |i - j|
         attention = scaled_dot_product_attention(q, k, v, causal=model.causal, bias=bias)
         qs.append(q)
@@ -343,21 +292,15 @@ def _stack(matrices: list[Matrix]) -> Matrix:
 
 def _spans(inputs: list[list[int]]) -> list[tuple[int, int]]:
     """Where each sequence's rows sit in the stacked table: rows start .. stop - 1."""
-    spans, start = [], 0
-    for ids in inputs:
-        spans.append((start, start + len(ids)))
-        start += len(ids)
-    return spans
+    stops = list(itertools.accumulate(len(ids) for ids in inputs))  # n_1, n_1 + n_2, ...
+    return list(zip([0] + stops[:-1], stops))
 
 
-# ---------------------------------------------------------------------------
-# Backward: the same lines in reverse, one function per line
-# ---------------------------------------------------------------------------
+# Backward: the same lines in reverse, one rule of minipe/gradients.py per line
 
 
 def _backward(model: TinyModel, forward: _Forward, targets: list[list[int]]) -> Backprop:
     weights = model.parameters()
-    d = model.d_model
     flat_targets = [target for wanted in targets for target in wanted]
     loss, d_logits = cross_entropy(forward.logits, flat_targets)
     d_H, d_W_out = matmul_backward(forward.h, weights["W_out"], d_logits)
@@ -366,7 +309,7 @@ def _backward(model: TinyModel, forward: _Forward, targets: list[list[int]]) -> 
         q, k, v, w = forward.q[b], forward.k[b], forward.v[b], forward.weights[b]
         d_w, d_v = matmul_backward(w, v, d_H[start:stop])  # h = weights v
         d_scores = softmax_backward(w, d_w)  # the mask and ALiBi are constants: no gradient
-        d_scaled = d_scores / math.sqrt(d)  # scores = (q k^T) / sqrt(d)
+        d_scaled = d_scores / math.sqrt(model.d_model)  # scores = (q k^T) / sqrt(d)
         d_q = d_scaled @ k  # (q k^T): dq = d(q k^T) k,  dk = d(q k^T)^T q
         d_k = d_scaled.T @ q
         if model.frequencies is not None:
@@ -385,80 +328,6 @@ def _backward(model: TinyModel, forward: _Forward, targets: list[list[int]]) -> 
     gradients = {"token_embedding": lookup_backward(forward.ids, d_X, model.vocab_size)}
     if model.positions == "learned":
         gradients["position_embedding"] = broadcast_backward(d_inputs, model.context_length)
-    # sinusoidal: the same d_inputs reach PE, but PE is a formula, not a parameter: no update
+    # sinusoidal: d_inputs reach PE too, but it is a formula, not a parameter (no update)
     gradients.update(W_q=d_W_q, W_k=d_W_k, W_v=d_W_v, W_out=d_W_out)
     return Backprop(loss, gradients, d_inputs)
-
-
-# ---------------------------------------------------------------------------
-# The door: what the model's public methods accept
-# ---------------------------------------------------------------------------
-
-
-def _check_sequences(inputs: object, name: str, model: TinyModel) -> None:
-    """`inputs` must be a non-empty list of sequences of IDs in 0 .. vocab_size - 1, none
-    longer than a learned table's rows, nor so long that an angle pos * theta_i overflows."""
-    if not isinstance(inputs, (list, tuple)) or not inputs:
-        raise TypeError(f"{name} must be a non-empty list of sequences of IDs, "
-                        f"got {inputs!r:.60}")
-    rows = model.context_length if model.positions == "learned" else None
-    for b, ids in enumerate(inputs):
-        where = name if name == "ids" else f"{name}[{b}]"
-        check_ids(ids, model.vocab_size, where,
-                  f"is out of range: this model has vocab_size={model.vocab_size}, so")
-        if rows is not None and len(ids) > rows:
-            raise ValueError(f"{where} has {len(ids)} tokens, but a learned position table "
-                             f"has only context_length={rows} rows: there is no row for "
-                             f"position {rows} to look up")
-        check_table_size(len(ids) ** 2, f"the attention weights for {where}, n x n,")
-        largest_angle = (len(ids) - 1) * max(model.frequencies or [0.0])  # pos * theta_i
-        if math.isinf(largest_angle):
-            raise ValueError(f"{where} has {len(ids)} tokens: position {len(ids) - 1} times "
-                             f"theta_i = {max(model.frequencies or [0.0]):g} is past a "
-                             f"float's limit (about 1.8e308), so RoPE has no angle to turn by")
-
-
-def _check_targets(inputs: Sequence[Sequence[int]], targets: object, vocab_size: int) -> None:
-    """One target per input token: an ID in 0 .. vocab_size - 1, or -100 (skip it), and
-    at least one that is not -100."""
-    if not isinstance(targets, (list, tuple)) or len(targets) != len(inputs):
-        raise ValueError(f"targets must be a list with one list per input sequence "
-                         f"({len(inputs)}), got {targets!r:.60}")
-    allowed = set(range(vocab_size)) | {IGNORE}
-    for b, (ids, wanted) in enumerate(zip(inputs, targets)):
-        if not isinstance(wanted, (list, tuple)) or len(wanted) != len(ids):
-            raise ValueError(f"targets[{b}] must hold one target per token of inputs[{b}] "
-                             f"({len(ids)}), got {wanted!r:.60}")
-        if operator.countOf(map(type, wanted), int) == len(wanted) and allowed >= set(wanted):
-            continue  # the usual list, looked at whole; a bad one is read target by target
-        for t, target in enumerate(wanted):
-            if type(target) is not int or target not in allowed:
-                raise ValueError(f"targets[{b}][{t}] = {target!r}: a target is an ID in "
-                                 f"0..{vocab_size - 1}, or -100 to skip that position")
-    if sum(map(len, targets)) == sum(wanted.count(IGNORE) for wanted in targets):
-        raise ValueError("every target is -100: with nothing to predict, the loss (a mean "
-                         "over the targets) is undefined")
-
-
-def _check_parameters(parameters: object, shapes: dict[str, tuple[int, int]]) -> None:
-    """A model's tables by name: exactly the names of `shapes`, each a Matrix of its shape
-    whose numbers are finite and at most LARGEST_WEIGHT in size."""
-    if not isinstance(parameters, Mapping):
-        raise TypeError(f"parameters must be a dict of tables by name, "
-                        f"got {type(parameters).__name__}")
-    extra = sorted(set(parameters) - set(shapes))
-    if extra:
-        raise ValueError(f"this model has no parameters named {extra}; it has "
-                         f"{sorted(shapes)} (to change its settings, build a new TinyModel)")
-    for name, shape in shapes.items():
-        table = parameters.get(name)
-        if not isinstance(table, Matrix) or table.shape != shape:
-            got = table.shape if isinstance(table, Matrix) else type(table).__name__
-            raise ValueError(f"parameters[{name!r}] must be a Matrix of shape {shape}, "
-                             f"got {got}")
-        largest = max(max(map(abs, row)) for row in table.rows)  # inf if any is
-        if not largest <= LARGEST_WEIGHT:
-            raise ValueError(f"parameters[{name!r}] holds a number of size {largest:g}; "
-                             f"weights must be finite and at most {LARGEST_WEIGHT:g}, so "
-                             f"that the products of the forward and backward passes stay "
-                             f"below a float's limit, about 1.8e308")

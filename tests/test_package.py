@@ -38,8 +38,9 @@ ALLOWED_IMPORTS = {
     "__main__": {"lab", "pipeline", "tokenizer", "training"},  # the commands
     # chapter 9, training: backpropagation written out, then the lab (its command: __main__)
     "gradients": {"arrays", "broadcast", "checks"},  # the backward rules: appendices only
+    "training_checks": {"arrays", "checks", "rotary", "pipeline", "gradients"},  # 9's door
     "training": {"arrays", "checks", "attention", "embedding", "positional", "rotary",
-                 "relative", "context", "pipeline", "gradients"},
+                 "relative", "context", "pipeline", "gradients", "training_checks"},
     "lab": {"arrays", "checks", "gradients", "training"},
     # chapter 10, the pictures: a package of small modules (minipe/plot/)
     "plot.table": {"broadcast", "checks", "arrays"},
