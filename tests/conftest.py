@@ -1,0 +1,251 @@
+"""The commands that several tests read, run once per session and shared.
+
+The slow part of the suite is not the asserts but the commands: each lesson run
+as a learner runs it, the benchmarks' quick modes, `mypy --strict`. Each is run
+once, by `run(command)`, and every test that reads it shares the result. Once
+the tests are collected, one background thread starts running the commands the
+selected tests will need (the machine has a second core), while pytest runs the
+other tests; a test that needs a command nobody has started yet runs it itself.
+
+Nothing here decides what a test checks: a command's result is the
+`subprocess.CompletedProcess` the test would have got by running it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+WALKTHROUGHS = ROOT / "walkthroughs"
+LESSONS = sorted(WALKTHROUGHS.glob("[0-9][0-9]_*.py"))
+SVG_DIR = ROOT / "build" / "test-figures"  # git ignores build/; emptied each session
+MYPY_CACHE = ROOT / "build" / "mypy_cache"  # warm from the second run on: about 0.5 s
+OTHER_HASH_SEED = "1" if os.environ.get("PYTHONHASHSEED") != "1" else "2"
+TRAINING_LESSONS = {"07", "15", "16", "18"}  # the slowest: started first
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command, run from the clone with stdin closed; `hash_seed` sets PYTHONHASHSEED
+    (None: the environment's, random by default)."""
+
+    args: tuple[str, ...]
+    hash_seed: str | None = None
+    timeout: float = 120
+
+
+@dataclass
+class _Job:
+    started: bool = False
+    done: threading.Event = field(default_factory=threading.Event)
+    result: subprocess.CompletedProcess[str] | None = None
+    seconds: float = 0.0
+    error: BaseException | None = None
+
+
+class _Shared:
+    """Each command's one run, by whichever thread asks first."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.jobs: dict[Command, _Job] = {}
+        self.queue: list[Command] = []
+        self.stopping = False
+        self.running: set[subprocess.Popen[str]] = set()
+
+    def _claim(self, command: Command) -> _Job | None:
+        """The job, marked started by the caller, or None if someone else started it."""
+        with self.lock:
+            job = self.jobs.setdefault(command, _Job())
+            if job.started:
+                return None
+            job.started = True
+            return job
+
+    def _execute(self, command: Command, job: _Job) -> None:
+        env = dict(os.environ)
+        if command.hash_seed is not None:
+            env["PYTHONHASHSEED"] = command.hash_seed
+        start = time.perf_counter()
+        try:
+            with subprocess.Popen(command.args, cwd=ROOT, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  env=env) as process:
+                with self.lock:
+                    self.running.add(process)
+                try:
+                    stdout, stderr = process.communicate(timeout=command.timeout)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.communicate()
+                    raise
+                finally:
+                    with self.lock:
+                        self.running.discard(process)
+            job.result = subprocess.CompletedProcess(list(command.args), process.returncode,
+                                                     stdout, stderr)
+            job.seconds = time.perf_counter() - start
+        except BaseException as error:  # handed to the test that asks, in its thread
+            job.error = error
+        finally:
+            job.done.set()
+
+    def run(self, command: Command) -> subprocess.CompletedProcess[str]:
+        job = self._claim(command)
+        if job is not None:
+            self._execute(command, job)
+        else:
+            job = self.jobs[command]
+            job.done.wait()
+        if job.error is not None:
+            raise job.error
+        assert job.result is not None
+        return job.result
+
+    def seconds(self, command: Command) -> float:
+        """The wall-clock time of the command's one run (run now if nobody ran it)."""
+        self.run(command)
+        return self.jobs[command].seconds
+
+    def work(self) -> None:
+        """The background thread: run the queued commands nobody has started, in order."""
+        for command in self.queue:
+            if self.stopping:
+                return
+            job = self._claim(command)
+            if job is not None:
+                self._execute(command, job)
+
+    def stop(self) -> None:
+        with self.lock:
+            self.stopping = True
+            for process in self.running:
+                process.kill()
+
+
+SHARED = _Shared()
+
+
+def run(command: Command) -> subprocess.CompletedProcess[str]:
+    """The command's result: its one run this session."""
+    return SHARED.run(command)
+
+
+def seconds(command: Command) -> float:
+    """How long the command's one run took (other work ran beside it: not a benchmark)."""
+    return SHARED.seconds(command)
+
+
+def lesson(path: Path) -> Command:
+    """`python walkthroughs/NN_name.py`, as a learner runs it."""
+    return Command((sys.executable, str(path)), timeout=60)
+
+
+def lesson_with_svg(path: Path) -> Command:
+    """The lesson with `--svg DIR` (a directory of its own under SVG_DIR, made by the
+    lesson), under another PYTHONHASHSEED than the plain run: a second run to compare."""
+    return Command((sys.executable, str(path), "--svg", str(SVG_DIR / path.stem)),
+                   hash_seed=OTHER_HASH_SEED, timeout=60)
+
+
+def without_figure_lines(stdout: str) -> str:
+    """What `--svg` adds to a lesson's output is one line per figure written: drop them."""
+    return "".join(line for line in stdout.splitlines(keepends=True)
+                   if not line.startswith("   [figure written: "))
+
+
+def lesson_imported(path: Path) -> Command:
+    """Import the lesson under another name than __main__ (as a notebook or a test would)."""
+    script = (f"import runpy, sys; sys.path.insert(0, {str(WALKTHROUGHS)!r}); "
+              f"runpy.run_path({str(path)!r}, run_name='imported')")
+    return Command((sys.executable, "-c", script), timeout=60)
+
+
+KINDS = ("none", "learned", "sinusoidal", "rope", "alibi")
+DEFAULT_TRAINING = (
+    "import sys; from minipe import TinyModel, accuracy, train; "
+    "result = train(TinyModel(5, 8, 8, positions=sys.argv[1]), 'previous-token'); "
+    "print(repr(accuracy(result.model, 'previous-token', samples=128)), "
+    "repr(result.losses[0]), repr(result.losses[-1]))")
+
+
+def default_training(positions: str) -> Command:
+    """Train TinyModel(5, 8, 8, positions) at train()'s defaults on previous-token; print
+    its accuracy on 128 samples, its first loss and its last, exactly (repr)."""
+    return Command((sys.executable, "-c", DEFAULT_TRAINING, positions))
+
+
+def benchmark(name: str, *args: str) -> Command:
+    return Command((sys.executable, str(ROOT / "benchmarks" / name), *args))
+
+
+BENCHMARKS = {
+    "bench_core": benchmark("bench_core.py", "--quick"),
+    "bench_steps": benchmark("bench_steps.py", "--strict", "--guards"),
+    "bench_printing": benchmark("bench_printing.py", "--quick"),
+    "bench_train": benchmark("bench_train.py", "--quick"),
+    "bench_walkthroughs": benchmark("bench_walkthroughs.py", "--repeats", "1",
+                                    "--only", "01_text_to_ids.py"),
+}
+MYPY_TARGETS = [str(ROOT / name) for name in ("minipe", "tests", "walkthroughs", "benchmarks")
+                if (ROOT / name).exists()]
+MYPY = Command((sys.executable, "-m", "mypy", "--strict", "--config-file",
+                str(ROOT / "pyproject.toml"), "--cache-dir", str(MYPY_CACHE), *MYPY_TARGETS),
+               timeout=300)
+
+
+def _slowest_first(paths: list[Path]) -> list[Path]:
+    return sorted(paths, key=lambda path: path.name[:2] not in TRAINING_LESSONS)
+
+
+def _needed(items: list[pytest.Item]) -> list[Command]:
+    """The commands the selected tests will read, in the order the thread runs them:
+    the lessons' plain runs, the benchmarks, the default trainings, the --svg runs, mypy,
+    the imports."""
+    files = {Path(str(item.fspath)).name for item in items}
+    names = {item.name for item in items}
+    queue: list[Command] = []
+    if files & {"test_walkthroughs.py", "test_errata.py", "test_benchmarks.py"}:
+        queue += [lesson(path) for path in _slowest_first(LESSONS)]
+    if "test_benchmarks.py" in files:
+        queue += list(BENCHMARKS.values())
+    queue += [default_training(kind) for kind in KINDS
+              if f"test_the_defaults_learn_previous_token_and_none_cannot[{kind}]" in names]
+    if "test_walkthroughs.py" in files:
+        queue += [lesson_with_svg(path) for path in _slowest_first(LESSONS)]
+    if "test_mypy_strict_passes" in names and importlib.util.find_spec("mypy") is not None:
+        queue.append(MYPY)
+    if "test_walkthroughs.py" in files:
+        queue += [lesson_imported(path) for path in LESSONS]
+    return queue
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the background thread on what the selected tests need (nothing if none)."""
+    queue = _needed(list(session.items))
+    if not queue:
+        return
+    if any(command.args[2:3] == ("--svg",) for command in queue):
+        _empty(SVG_DIR)
+    SHARED.queue = queue
+    threading.Thread(target=SHARED.work, name="shared commands", daemon=True).start()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    SHARED.stop()
+
+
+def _empty(directory: Path) -> None:
+    """Remove the figures a past session drew, so that each lesson's --svg makes its own
+    directory afresh (the figures test checks what the lesson writes, and only that)."""
+    shutil.rmtree(directory, ignore_errors=True)
