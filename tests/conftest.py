@@ -164,11 +164,40 @@ def without_figure_lines(stdout: str) -> str:
                    if not line.startswith("   [figure written: "))
 
 
-def lesson_imported(path: Path) -> Command:
-    """Import the lesson under another name than __main__ (as a notebook or a test would)."""
-    script = (f"import runpy, sys; sys.path.insert(0, {str(WALKTHROUGHS)!r}); "
-              f"runpy.run_path({str(path)!r}, run_name='imported')")
-    return Command((sys.executable, "-c", script), timeout=60)
+IMPORT_EVERY_LESSON = """
+import runpy, sys, traceback
+sys.path.insert(0, sys.argv[1])
+for path in sys.argv[2:]:
+    for stream in (sys.stdout, sys.stderr):
+        print("\\x00" + path, file=stream, flush=True)
+    try:
+        runpy.run_path(path, run_name="imported")
+    except BaseException:
+        traceback.print_exc()
+        print("\\x00failed", file=sys.stderr)
+    sys.stdout.flush(); sys.stderr.flush()
+"""
+IMPORTS = Command((sys.executable, "-c", IMPORT_EVERY_LESSON, str(WALKTHROUGHS),
+                   *map(str, LESSONS)), timeout=60)
+
+
+def lesson_imported(path: Path) -> subprocess.CompletedProcess[str]:
+    """What importing the lesson under another name than __main__ printed, as a notebook or
+    a test would (runpy.run_path(path, run_name="imported")); returncode 1 if it raised.
+
+    One interpreter imports every lesson in turn (IMPORTS), marking where each begins on
+    stdout and stderr: a print at import time in minipe or in lesson.py shows under the
+    first lesson, one in a lesson under that lesson."""
+    done = run(IMPORTS)
+    assert done.returncode == 0, done.stderr
+
+    def part(stream: str) -> str:
+        return stream.split("\x00" + str(path) + "\n")[1].split("\x00")[0]
+
+    errors = part(done.stderr)
+    failed = ("\x00" + str(path) + "\n" + errors + "\x00failed") in done.stderr
+    return subprocess.CompletedProcess([str(path)], 1 if failed else 0, part(done.stdout),
+                                       errors)
 
 
 KINDS = ("none", "learned", "sinusoidal", "rope", "alibi")
@@ -204,30 +233,34 @@ MYPY = Command((sys.executable, "-m", "mypy", "--strict", "--config-file",
                timeout=300)
 
 
-def _slowest_first(paths: list[Path]) -> list[Path]:
-    return sorted(paths, key=lambda path: path.name[:2] not in TRAINING_LESSONS)
+def _slow(command: Command) -> bool:
+    """Whether the command trains models (seconds each): the thread starts those first, so
+    that the session does not end waiting for one of them."""
+    script = Path(command.args[1]).name
+    return (script[:2] in TRAINING_LESSONS or script == "bench_train.py"
+            or DEFAULT_TRAINING in command.args)
 
 
 def _needed(items: list[pytest.Item]) -> list[Command]:
-    """The commands the selected tests will read, in the order the thread runs them:
-    the lessons' plain runs, the benchmarks, the default trainings, the --svg runs, mypy,
+    """The commands the selected tests will read, in the order the thread runs them: those
+    that train first; then the lessons' plain runs, the benchmarks, the --svg runs, mypy,
     the imports."""
     files = {Path(str(item.fspath)).name for item in items}
     names = {item.name for item in items}
     queue: list[Command] = []
     if files & {"test_walkthroughs.py", "test_errata.py", "test_benchmarks.py"}:
-        queue += [lesson(path) for path in _slowest_first(LESSONS)]
+        queue += [lesson(path) for path in LESSONS]
     if "test_benchmarks.py" in files:
         queue += list(BENCHMARKS.values())
     queue += [default_training(kind) for kind in KINDS
               if f"test_the_defaults_learn_previous_token_and_none_cannot[{kind}]" in names]
     if "test_walkthroughs.py" in files:
-        queue += [lesson_with_svg(path) for path in _slowest_first(LESSONS)]
+        queue += [lesson_with_svg(path) for path in LESSONS]
     if "test_mypy_strict_passes" in names and importlib.util.find_spec("mypy") is not None:
         queue.append(MYPY)
     if "test_walkthroughs.py" in files:
-        queue += [lesson_imported(path) for path in LESSONS]
-    return queue
+        queue.append(IMPORTS)
+    return sorted(queue, key=lambda command: not _slow(command))  # stable: slow ones first
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

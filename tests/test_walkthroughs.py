@@ -506,7 +506,7 @@ def test_lesson_reads_as_cells_and_repeats_its_numbers_in_comments(path: Path) -
 
 @pytest.mark.parametrize("path", LESSONS, ids=[path.stem for path in LESSONS])
 def test_importing_a_lesson_does_nothing(path: Path) -> None:
-    done = run(lesson_imported(path))  # runpy.run_path(lesson, run_name='imported')
+    done = lesson_imported(path)  # runpy.run_path(lesson, run_name='imported')
     assert done.returncode == 0, done.stderr
     assert done.stdout == "" and done.stderr == ""
 
