@@ -4,8 +4,10 @@ The slow part of the suite is not the asserts but the commands: each lesson run
 as a learner runs it, the benchmarks' quick modes, `mypy --strict`. Each is run
 once, by `run(command)`, and every test that reads it shares the result. Once
 the tests are collected, one background thread starts running the commands the
-selected tests will need (the machine has a second core), while pytest runs the
-other tests; a test that needs a command nobody has started yet runs it itself.
+selected tests will need (a machine has a second core), while pytest runs the
+other tests first; the tests that read the commands run last. A test that needs
+a command nobody has started yet runs it itself; one that waits for a command
+the thread is running runs the next queued one meanwhile.
 
 Nothing here decides what a test checks: a command's result is the
 `subprocess.CompletedProcess` the test would have got by running it.
@@ -106,6 +108,8 @@ class _Shared:
             self._execute(command, job)
         else:
             job = self.jobs[command]
+            while not job.done.is_set() and self._help():
+                pass  # another thread runs it: run queued commands meanwhile
             job.done.wait()
         if job.error is not None:
             raise job.error
@@ -117,14 +121,21 @@ class _Shared:
         self.run(command)
         return self.jobs[command].seconds
 
-    def work(self) -> None:
-        """The background thread: run the queued commands nobody has started, in order."""
+    def _help(self) -> bool:
+        """Run the next queued command nobody has started; False if there is none."""
         for command in self.queue:
             if self.stopping:
-                return
+                return False
             job = self._claim(command)
             if job is not None:
                 self._execute(command, job)
+                return True
+        return False
+
+    def work(self) -> None:
+        """The background thread: run the queued commands nobody has started, in order."""
+        while self._help():
+            pass
 
     def stop(self) -> None:
         with self.lock:
@@ -261,6 +272,20 @@ def _needed(items: list[pytest.Item]) -> list[Command]:
     if "test_walkthroughs.py" in files:
         queue.append(IMPORTS)
     return sorted(queue, key=lambda command: not _slow(command))  # stable: slow ones first
+
+
+READERS = ("test_training.py::test_the_defaults_learn", "test_errata.py::test_every_lesson",
+           "test_types.py", "test_benchmarks.py", "test_walkthroughs.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests that read the shared commands run last, in this order (READERS), so that
+    the thread has run most commands by then; the others keep their order."""
+    def rank(item: pytest.Item) -> int:
+        where = item.nodeid.rsplit("/", 1)[-1]
+        return next((n + 1 for n, reader in enumerate(READERS) if where.startswith(reader)), 0)
+
+    items.sort(key=rank)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
