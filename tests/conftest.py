@@ -34,6 +34,7 @@ SVG_DIR = ROOT / "build" / "test-figures"  # git ignores build/; emptied each se
 MYPY_CACHE = ROOT / "build" / "mypy_cache"  # warm from the second run on: about 0.5 s
 OTHER_HASH_SEED = "1" if os.environ.get("PYTHONHASHSEED") != "1" else "2"
 TRAINING_LESSONS = {"07", "15", "16", "18"}  # the slowest: started first
+RUN_ONCE = {"15", "16", "18"}  # 4-6 s each: one run, with --svg (see lesson_output)
 
 
 @dataclass(frozen=True)
@@ -175,6 +176,50 @@ def without_figure_lines(stdout: str) -> str:
                    if not line.startswith("   [figure written: "))
 
 
+def plain_run(path: Path) -> Command:
+    """The run whose output stands for the lesson's plain output (see lesson_output)."""
+    return lesson_with_svg(path) if path.name[:2] in RUN_ONCE else lesson(path)
+
+
+def lesson_output(path: Path) -> subprocess.CompletedProcess[str]:
+    """What `python walkthroughs/NN_name.py` prints: its plain run's result, once a session.
+
+    The lessons that train longest (RUN_ONCE) run once, with --svg: their output without
+    the "[figure written: ...]" lines stands for the plain run's (the cheaper lessons'
+    two runs check that this is all --svg adds), and TRAINING_PROBE under two hash seeds
+    stands for their second run."""
+    done = run(plain_run(path))
+    if path.name[:2] not in RUN_ONCE:
+        return done
+    return subprocess.CompletedProcess(done.args, done.returncode,
+                                       without_figure_lines(done.stdout), done.stderr)
+
+
+TRAINING_PROBE = """
+from minipe import TinyModel, accuracy, rope_frequencies, train
+thetas, scale = rope_frequencies(8, method="yarn", factor=2.0, original_context_length=8)
+for kind in ("none", "learned", "sinusoidal", "rope", "alibi", "rope, YaRN"):
+    for task, vocab_size, T in (("previous-token", 5, 8), ("copy-back", 5, 8),
+                                ("who-bites-whom", 9, 6)):
+        model = TinyModel(vocab_size, 8, T, positions=kind.split(",")[0], seed=0)
+        if kind == "rope, YaRN":
+            model = model.with_frequencies(thetas, attention_scale=scale)
+        result = train(model, task, steps=3, batch_size=2)
+        share = accuracy(result.model, task, samples=4)
+        print(kind, task, *map(repr, result.losses), repr(share))
+"""
+
+
+def training_probe(hash_seed: str) -> Command:
+    """Three steps of training for every kind of position (and YaRN's frequencies) on
+    every task, printing each loss and the accuracy exactly: what the lessons that train
+    print comes from these calls."""
+    return Command((sys.executable, "-c", TRAINING_PROBE), hash_seed=hash_seed, timeout=60)
+
+
+PROBE_SEEDS = ("0", OTHER_HASH_SEED)  # 0: no hash randomization at all
+
+
 IMPORT_EVERY_LESSON = """
 import runpy, sys, traceback
 sys.path.insert(0, sys.argv[1])
@@ -260,13 +305,14 @@ def _needed(items: list[pytest.Item]) -> list[Command]:
     names = {item.name for item in items}
     queue: list[Command] = []
     if files & {"test_walkthroughs.py", "test_errata.py", "test_benchmarks.py"}:
-        queue += [lesson(path) for path in LESSONS]
+        queue += [plain_run(path) for path in LESSONS]
     if "test_benchmarks.py" in files:
         queue += list(BENCHMARKS.values())
     queue += [default_training(kind) for kind in KINDS
               if f"test_the_defaults_learn_previous_token_and_none_cannot[{kind}]" in names]
     if "test_walkthroughs.py" in files:
-        queue += [lesson_with_svg(path) for path in LESSONS]
+        queue += [lesson_with_svg(path) for path in LESSONS if path.name[:2] not in RUN_ONCE]
+        queue += [training_probe(seed) for seed in PROBE_SEEDS]
     if "test_mypy_strict_passes" in names and importlib.util.find_spec("mypy") is not None:
         queue.append(MYPY)
     if "test_walkthroughs.py" in files:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from conftest import BENCHMARKS, LESSONS, lesson, run, seconds
+from conftest import BENCHMARKS, LESSONS, plain_run, run, seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,7 +40,7 @@ def test_bench_walkthroughs_times_every_lesson() -> None:
     # ... and its table for every lesson, from the lesson runs this session already timed
     bench_walkthroughs = _bench_walkthroughs()
     assert bench_walkthroughs.lessons() == LESSONS  # what it times without --only
-    table = "\n".join(bench_walkthroughs.row(path, seconds(lesson(path))) for path in LESSONS)
+    table = "\n".join(bench_walkthroughs.row(path, seconds(plain_run(path))) for path in LESSONS)
     for path in (ROOT / "walkthroughs").glob("[0-9][0-9]_*.py"):
         assert path.name in table
 
