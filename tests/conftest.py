@@ -297,26 +297,44 @@ def _slow(command: Command) -> bool:
             or DEFAULT_TRAINING in command.args)
 
 
+def _reads(item: pytest.Item) -> list[Command]:
+    """The shared commands a test reads (none for most)."""
+    where, name = Path(str(item.fspath)).name, item.name.split("[")[0]
+    params: dict[str, object] = getattr(getattr(item, "callspec", None), "params", {})
+    path = params.get("path")
+    if where == "test_walkthroughs.py" and isinstance(path, Path):
+        if name == "test_lesson_runs_and_prints_its_key_numbers":
+            return [plain_run(path)]
+        if name == "test_lesson_prints_the_same_on_every_run":
+            if path.name[:2] in RUN_ONCE:
+                return [training_probe(seed) for seed in PROBE_SEEDS]
+            return [plain_run(path), lesson_with_svg(path)]
+        if name == "test_lesson_writes_its_figures_under_svg":
+            return [lesson_with_svg(path)]
+        if name == "test_importing_a_lesson_does_nothing":
+            return [IMPORTS]
+    if where == "test_walkthroughs.py" and name.startswith("test_lesson_"):
+        number = name.split("_")[2]  # test_lesson_15_...: lesson 15's output
+        return [plain_run(path) for path in LESSONS if path.name[:2] == number]
+    if where == "test_walkthroughs.py" and name == "test_the_figures_name_what_they_show":
+        return [lesson_with_svg(path) for path in LESSONS if path.name[:2] in ("05", "09")]
+    if where == "test_errata.py" and name.startswith("test_every_lesson_pointer"):
+        return [plain_run(path) for path in LESSONS]
+    if where == "test_benchmarks.py":
+        if name == "test_bench_walkthroughs_times_every_lesson":
+            return [BENCHMARKS["bench_walkthroughs"], *map(plain_run, LESSONS)]
+        return [command for script, command in BENCHMARKS.items() if f"_{script}_" in name]
+    if name == "test_the_defaults_learn_previous_token_and_none_cannot":
+        return [default_training(str(params["positions"]))]
+    if name == "test_mypy_strict_passes" and importlib.util.find_spec("mypy") is not None:
+        return [MYPY]
+    return []
+
+
 def _needed(items: list[pytest.Item]) -> list[Command]:
-    """The commands the selected tests will read, in the order the thread runs them: those
-    that train first; then the lessons' plain runs, the benchmarks, the --svg runs, mypy,
-    the imports."""
-    files = {Path(str(item.fspath)).name for item in items}
-    names = {item.name for item in items}
-    queue: list[Command] = []
-    if files & {"test_walkthroughs.py", "test_errata.py", "test_benchmarks.py"}:
-        queue += [plain_run(path) for path in LESSONS]
-    if "test_benchmarks.py" in files:
-        queue += list(BENCHMARKS.values())
-    queue += [default_training(kind) for kind in KINDS
-              if f"test_the_defaults_learn_previous_token_and_none_cannot[{kind}]" in names]
-    if "test_walkthroughs.py" in files:
-        queue += [lesson_with_svg(path) for path in LESSONS if path.name[:2] not in RUN_ONCE]
-        queue += [training_probe(seed) for seed in PROBE_SEEDS]
-    if "test_mypy_strict_passes" in names and importlib.util.find_spec("mypy") is not None:
-        queue.append(MYPY)
-    if "test_walkthroughs.py" in files:
-        queue.append(IMPORTS)
+    """The commands the selected tests will read, each once, in the order the thread runs
+    them: those that train first, then in the order the tests read them."""
+    queue = list(dict.fromkeys(command for item in items for command in _reads(item)))
     return sorted(queue, key=lambda command: not _slow(command))  # stable: slow ones first
 
 
