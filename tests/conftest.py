@@ -10,7 +10,10 @@ a command nobody has started yet runs it itself; one that waits for a command
 the thread is running runs the next queued one meanwhile.
 
 Nothing here decides what a test checks: a command's result is the
-`subprocess.CompletedProcess` the test would have got by running it.
+`subprocess.CompletedProcess` the test would have got by running it. Two
+shortcuts, each said where it is made: the lessons that train run once, with
+--svg (lesson_output), and one interpreter imports every lesson in turn
+(lesson_imported).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ WALKTHROUGHS = ROOT / "walkthroughs"
 LESSONS = sorted(WALKTHROUGHS.glob("[0-9][0-9]_*.py"))
 SVG_DIR = ROOT / "build" / "test-figures"  # git ignores build/; emptied each session
 MYPY_CACHE = ROOT / "build" / "mypy_cache"  # warm from the second run on: about 0.5 s
-OTHER_HASH_SEED = "1" if os.environ.get("PYTHONHASHSEED") != "1" else "2"
+OTHER_HASH_SEED = "1" if os.environ.get("PYTHONHASHSEED") != "1" else "2"  # for second runs
 TRAINING_LESSONS = {"07", "15", "16", "18"}  # the slowest: started first
 RUN_ONCE = TRAINING_LESSONS  # 2-6 s each: one run, with --svg (see lesson_output)
 
