@@ -2,10 +2,10 @@
 
 The slow part of the suite is not the asserts but the commands: each lesson run
 as a learner runs it, the benchmarks' quick modes, `mypy --strict`. Each is run
-once, by `run(command)`, and every test that reads it shares the result. Once
-the tests are collected, one background thread starts running the commands the
-selected tests will need (a machine has a second core), while pytest runs the
-other tests first; the tests that read the commands run last. A test that needs
+once, by `run(command)`, and every test that reads it shares the result. As the
+tests are collected, one background thread starts running the commands the
+tests will need (a machine has a second core), while pytest collects and runs
+the other tests first; the tests that read the commands run last. A test that needs
 a command nobody has started yet runs it itself; one that waits for a command
 the thread is running runs the next queued one meanwhile.
 
@@ -64,9 +64,12 @@ class _Shared:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
+        self.more = threading.Condition(self.lock)  # a command was queued, or none will be
         self.jobs: dict[Command, _Job] = {}
         self.queue: list[Command] = []
+        self.collecting = True  # while pytest collects, more commands may be queued
         self.stopping = False
+        self.thread: threading.Thread | None = None
         self.running: set[subprocess.Popen[str]] = set()
 
     def _claim(self, command: Command) -> _Job | None:
@@ -77,6 +80,36 @@ class _Shared:
                 return None
             job.started = True
             return job
+
+    def _pick(self) -> tuple[Command, _Job] | None:
+        """Claim the next queued command nobody has started, those that train first
+        (call with the lock held)."""
+        waiting = [command for command in self.queue
+                   if not self.jobs.setdefault(command, _Job()).started]
+        if self.stopping or not waiting:
+            return None
+        command = next((command for command in waiting if _slow(command)), waiting[0])
+        self.jobs[command].started = True
+        return command, self.jobs[command]
+
+    def add(self, commands: list[Command]) -> None:
+        """Queue commands (each once), and start the thread if it has not started."""
+        with self.lock:
+            self.queue += [command for command in dict.fromkeys(commands)
+                           if command not in self.queue]
+            self.more.notify_all()
+            if self.thread is None and self.queue:
+                self.thread = threading.Thread(target=self.work, name="shared commands",
+                                               daemon=True)
+                self.thread.start()
+
+    def collected(self, needed: list[Command]) -> None:
+        """Collection is over: keep only the commands the selected tests read."""
+        with self.lock:
+            self.queue = [command for command in self.queue if command in needed]
+            self.collecting = False
+            self.more.notify_all()
+        self.add(needed)
 
     def _execute(self, command: Command, job: _Job) -> None:
         env = dict(os.environ)
@@ -127,23 +160,30 @@ class _Shared:
 
     def _help(self) -> bool:
         """Run the next queued command nobody has started; False if there is none."""
-        for command in self.queue:
-            if self.stopping:
-                return False
-            job = self._claim(command)
-            if job is not None:
-                self._execute(command, job)
-                return True
-        return False
+        with self.lock:
+            picked = self._pick()
+        if picked is None:
+            return False
+        self._execute(*picked)
+        return True
 
     def work(self) -> None:
-        """The background thread: run the queued commands nobody has started, in order."""
-        while self._help():
-            pass
+        """The background thread: run the queued commands nobody has started, until
+        collection is over and none is left."""
+        while True:
+            with self.lock:
+                picked = self._pick()
+                while picked is None and self.collecting and not self.stopping:
+                    self.more.wait()
+                    picked = self._pick()
+            if picked is None:
+                return
+            self._execute(*picked)
 
     def stop(self) -> None:
         with self.lock:
             self.stopping = True
+            self.more.notify_all()
             for process in self.running:
                 process.kill()
 
@@ -335,10 +375,9 @@ def _reads(item: pytest.Item) -> list[Command]:
 
 
 def _needed(items: list[pytest.Item]) -> list[Command]:
-    """The commands the selected tests will read, each once, in the order the thread runs
-    them: those that train first, then in the order the tests read them."""
-    queue = list(dict.fromkeys(command for item in items for command in _reads(item)))
-    return sorted(queue, key=lambda command: not _slow(command))  # stable: slow ones first
+    """The commands the selected tests will read, each once, in the order they read them
+    (the thread runs those that train first)."""
+    return list(dict.fromkeys(command for item in items for command in _reads(item)))
 
 
 READERS = ("test_training.py::test_the_defaults_learn", "test_errata.py::test_every_lesson",
@@ -355,15 +394,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=rank)
 
 
+def pytest_collection(session: pytest.Session) -> None:
+    _empty(SVG_DIR)  # before any lesson draws into it
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Queue what the test reads as soon as it is collected: the thread starts while
+    pytest still collects (a test that -k leaves out: its commands leave the queue)."""
+    SHARED.add(_reads(item))
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Start the background thread on what the selected tests need (nothing if none)."""
-    queue = _needed(list(session.items))
-    if not queue:
-        return
-    if any(command.args[2:3] == ("--svg",) for command in queue):
-        _empty(SVG_DIR)
-    SHARED.queue = queue
-    threading.Thread(target=SHARED.work, name="shared commands", daemon=True).start()
+    SHARED.collected(_needed(list(session.items)))
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
