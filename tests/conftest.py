@@ -124,7 +124,7 @@ class _Shared:
                     self.running.add(process)
                 try:
                     stdout, stderr = process.communicate(timeout=command.timeout)
-                except subprocess.TimeoutExpired:
+                except BaseException:  # too slow, or Ctrl-C: the command ends here
                     process.kill()
                     process.communicate()
                     raise
@@ -134,8 +134,11 @@ class _Shared:
             job.result = subprocess.CompletedProcess(list(command.args), process.returncode,
                                                      stdout, stderr)
             job.seconds = time.perf_counter() - start
-        except BaseException as error:  # handed to the test that asks, in its thread
+        except Exception as error:  # handed to the test that asks, in its thread
             job.error = error
+        except BaseException as error:  # Ctrl-C ends the session too
+            job.error = error
+            raise
         finally:
             job.done.set()
 
