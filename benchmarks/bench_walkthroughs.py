@@ -11,6 +11,7 @@ that only inspects a model (17) keeps the 2 s of every other lesson.
 
     python benchmarks/bench_walkthroughs.py             # median of 3 runs each
     python benchmarks/bench_walkthroughs.py --strict    # exit 1 if one is over budget
+    python benchmarks/bench_walkthroughs.py --only 01_text_to_ids.py --repeats 1  # quick
 """
 
 from __future__ import annotations
@@ -45,6 +46,23 @@ def seconds_to_run(command: list[str], repeats: int) -> float:
     return statistics.median(times)
 
 
+def lessons(only: list[str] | None = None) -> list[Path]:
+    """Every lesson, in order; or only those named (file names, e.g. 01_text_to_ids.py)."""
+    every = sorted((ROOT / "walkthroughs").glob("[0-9][0-9]_*.py"))
+    if not only:
+        return every
+    unknown = sorted(set(only) - {lesson.name for lesson in every})
+    if unknown:
+        raise ValueError(f"--only names lessons that do not exist: {', '.join(unknown)}")
+    return [lesson for lesson in every if lesson.name in only]
+
+
+def row(lesson: Path, seconds: float) -> str:
+    """The table's line for a lesson that took `seconds`: its time, its budget, ok or OVER."""
+    verdict = "ok" if seconds <= budget_of(lesson) else "OVER"
+    return f"{lesson.name:45} {seconds:6.3f} s  of {budget_of(lesson):g} s  {verdict}"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -52,20 +70,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strict", action="store_true",
                         help="exit 1 if a lesson takes more than its budget "
                         f"({BUDGET_SECONDS:g} s; {TRAINING_BUDGET_SECONDS:g} s if it trains)")
+    parser.add_argument("--only", nargs="+", metavar="LESSON",
+                        help="time only these lessons (file names), e.g. for a quick check")
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error(f"--repeats must be at least 1, got {args.repeats}")
+    try:
+        chosen = lessons(args.only)
+    except ValueError as error:
+        parser.error(str(error))
 
     startup = seconds_to_run([sys.executable, "-c", "pass"], args.repeats)
     print(f"starting Python alone: {startup:.3f} s (included in every time below)")
     over = []
-    for lesson in sorted((ROOT / "walkthroughs").glob("[0-9][0-9]_*.py")):
-        seconds = seconds_to_run([sys.executable, str(lesson)], args.repeats)
-        budget = budget_of(lesson)
-        verdict = "ok" if seconds <= budget else "OVER"
-        if verdict == "OVER":
+    for lesson in chosen:
+        line = row(lesson, seconds_to_run([sys.executable, str(lesson)], args.repeats))
+        if line.endswith("OVER"):
             over.append(lesson.name)
-        print(f"{lesson.name:45} {seconds:6.3f} s  of {budget:g} s  {verdict}")
+        print(line, flush=True)
     print(f"budget: {BUDGET_SECONDS:g} s per lesson, {TRAINING_BUDGET_SECONDS:g} s for "
           f"{len(TRAINING_LESSONS)} that train; over budget: {len(over)}")
     return 1 if args.strict and over else 0

@@ -1,40 +1,52 @@
 """The timing script still runs, and its library and baseline results still agree.
 
-(Timings are never asserted here: they live in benchmarks/README.md.)
+(Timings are never asserted here: they live in benchmarks/README.md.) Each script runs
+in its quick mode, once per session (conftest.py's BENCHMARKS, often in the background).
 """
 
 from __future__ import annotations
 
-import subprocess
+import importlib
 import sys
 from pathlib import Path
+from types import ModuleType
+
+from conftest import BENCHMARKS, LESSONS, plain_run, run, seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_bench_core_quick_runs_and_agrees() -> None:
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_core.py"), "--quick"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    done = run(BENCHMARKS["bench_core"])  # bench_core.py --quick
     assert done.returncode == 0, done.stdout + done.stderr
     for job in ["sinusoidal_encoding", "@", "SingleHeadAttention"]:
         assert job in done.stdout
 
 
+def _bench_walkthroughs() -> ModuleType:
+    """benchmarks/bench_walkthroughs.py, imported as a module."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        return importlib.import_module("bench_walkthroughs")
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+
 def test_bench_walkthroughs_times_every_lesson() -> None:
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_walkthroughs.py"),
-                           "--repeats", "1"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
+    # the script end to end, on one lesson (--only 01_text_to_ids.py --repeats 1) ...
+    done = run(BENCHMARKS["bench_walkthroughs"])
     assert done.returncode == 0, done.stdout + done.stderr
-    for lesson in (ROOT / "walkthroughs").glob("[0-9][0-9]_*.py"):
-        assert lesson.name in done.stdout
+    assert "01_text_to_ids.py" in done.stdout and "starting Python alone" in done.stdout
+    # ... and its table for every lesson, from the lesson runs this session already timed
+    bench_walkthroughs = _bench_walkthroughs()
+    assert bench_walkthroughs.lessons() == LESSONS  # what it times without --only
+    table = "\n".join(bench_walkthroughs.row(path, seconds(plain_run(path))) for path in LESSONS)
+    for path in (ROOT / "walkthroughs").glob("[0-9][0-9]_*.py"):
+        assert path.name in table
 
 
 def test_every_lesson_with_the_training_budget_exists() -> None:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import bench_walkthroughs
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    bench_walkthroughs = _bench_walkthroughs()
     lessons = {path.name for path in (ROOT / "walkthroughs").glob("[0-9][0-9]_*.py")}
     assert set(bench_walkthroughs.TRAINING_LESSONS) <= lessons
     assert bench_walkthroughs.budget_of(ROOT / "walkthroughs" / "01_text_to_ids.py") == 2.0
@@ -42,9 +54,7 @@ def test_every_lesson_with_the_training_budget_exists() -> None:
 
 def test_bench_steps_reaches_every_landmark() -> None:
     # --strict exits 1 if a landmark line is never reached: a renamed line would show here
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_steps.py"),
-                           "--strict", "--guards"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
+    done = run(BENCHMARKS["bench_steps"])  # bench_steps.py --strict --guards
     assert done.returncode == 0, done.stdout + done.stderr
     assert "not reached" not in done.stdout
     for chapter in ["tokenizer.py", "attention.py", "pipeline.py"]:
@@ -52,16 +62,14 @@ def test_bench_steps_reaches_every_landmark() -> None:
 
 
 def test_bench_printing_quick_runs() -> None:
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_printing.py"),
-                           "--quick"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    done = run(BENCHMARKS["bench_printing"])  # bench_printing.py --quick
     assert done.returncode == 0, done.stdout + done.stderr
     assert "print(trace)" in done.stdout
 
 
 def test_bench_train_quick_runs_and_agrees() -> None:
     # exit 2 if minipe's loss and gradients differ from the plain loop's, for any kind
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_train.py"),
-                           "--quick"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    done = run(BENCHMARKS["bench_train"])  # bench_train.py --quick
     assert done.returncode == 0, done.stdout + done.stderr
     for kind in ["none", "learned", "sinusoidal", "rope", "alibi"]:
         assert kind in done.stdout

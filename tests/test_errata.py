@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import math
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import lesson_output
 
 from minipe import (
     Embedding,
@@ -278,8 +277,7 @@ def test_every_lesson_pointer_names_a_row_and_every_row_is_pointed_to() -> None:
     for path in sorted(WALKTHROUGHS.glob("[0-9][0-9]_*.py")):
         if "errata E" not in path.read_text():
             continue
-        done = subprocess.run([sys.executable, str(path)], cwd=ROOT, stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=60)
+        done = lesson_output(path)  # `python path`, run once this session (conftest.py)
         assert done.returncode == 0, done.stderr
         for name in re.findall(r"errata (E\d+)", done.stdout):
             assert name in ROWS, f"{path.name} points to errata {name}, which is not a row"

@@ -1,0 +1,421 @@
+"""The commands that several tests read, run once per session and shared.
+
+The slow part of the suite is not the asserts but the commands: each lesson run
+as a learner runs it, the benchmarks' quick modes, `mypy --strict`. Each is run
+once, by `run(command)`, and every test that reads it shares the result. As the
+tests are collected, one background thread starts running the commands the
+tests will need (a machine has a second core), while pytest collects and runs
+the other tests first; the tests that read the commands run last. A test that needs
+a command nobody has started yet runs it itself; one that waits for a command
+the thread is running runs the next queued one meanwhile.
+
+Nothing here decides what a test checks: a command's result is the
+`subprocess.CompletedProcess` the test would have got by running it. Two
+shortcuts, each said where it is made: the lessons that train run once, with
+--svg (lesson_output), and one interpreter imports every lesson in turn
+(lesson_imported).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+WALKTHROUGHS = ROOT / "walkthroughs"
+LESSONS = sorted(WALKTHROUGHS.glob("[0-9][0-9]_*.py"))
+SVG_DIR = ROOT / "build" / "test-figures"  # git ignores build/; emptied each session
+MYPY_CACHE = ROOT / "build" / "mypy_cache"  # warm from the second run on: about 0.5 s
+OTHER_HASH_SEED = "1" if os.environ.get("PYTHONHASHSEED") != "1" else "2"  # for second runs
+TRAINING_LESSONS = {"07", "15", "16", "18"}  # the slowest: started first
+RUN_ONCE = TRAINING_LESSONS  # 2-6 s each: one run, with --svg (see lesson_output)
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command, run from the clone with stdin closed; `hash_seed` sets PYTHONHASHSEED
+    (None: the environment's, random by default)."""
+
+    args: tuple[str, ...]
+    hash_seed: str | None = None
+    timeout: float = 120
+
+
+@dataclass
+class _Job:
+    started: bool = False
+    done: threading.Event = field(default_factory=threading.Event)
+    result: subprocess.CompletedProcess[str] | None = None
+    seconds: float = 0.0
+    error: BaseException | None = None
+
+
+class _Shared:
+    """Each command's one run, by whichever thread asks first."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.more = threading.Condition(self.lock)  # a command was queued, or none will be
+        self.jobs: dict[Command, _Job] = {}
+        self.queue: list[Command] = []
+        self.collecting = True  # while pytest collects, more commands may be queued
+        self.stopping = False
+        self.thread: threading.Thread | None = None
+        self.running: set[subprocess.Popen[str]] = set()
+
+    def _claim(self, command: Command) -> _Job | None:
+        """The job, marked started by the caller, or None if someone else started it."""
+        with self.lock:
+            job = self.jobs.setdefault(command, _Job())
+            if job.started:
+                return None
+            job.started = True
+            return job
+
+    def _pick(self) -> tuple[Command, _Job] | None:
+        """Claim the next queued command nobody has started, those that train first
+        (call with the lock held)."""
+        waiting = [command for command in self.queue
+                   if not self.jobs.setdefault(command, _Job()).started]
+        if self.stopping or not waiting:
+            return None
+        command = next((command for command in waiting if _slow(command)), waiting[0])
+        self.jobs[command].started = True
+        return command, self.jobs[command]
+
+    def add(self, commands: list[Command]) -> None:
+        """Queue commands (each once), and start the thread if it has not started."""
+        with self.lock:
+            self.queue += [command for command in dict.fromkeys(commands)
+                           if command not in self.queue]
+            self.more.notify_all()
+            if self.thread is None and self.queue:
+                self.thread = threading.Thread(target=self.work, name="shared commands",
+                                               daemon=True)
+                self.thread.start()
+
+    def collected(self, needed: list[Command]) -> None:
+        """Collection is over: keep only the commands the selected tests read."""
+        with self.lock:
+            self.queue = [command for command in self.queue if command in needed]
+            self.collecting = False
+            self.more.notify_all()
+        self.add(needed)
+
+    def _execute(self, command: Command, job: _Job) -> None:
+        env = dict(os.environ)
+        if command.hash_seed is not None:
+            env["PYTHONHASHSEED"] = command.hash_seed
+        start = time.perf_counter()
+        try:
+            with subprocess.Popen(command.args, cwd=ROOT, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  env=env) as process:
+                with self.lock:
+                    self.running.add(process)
+                try:
+                    stdout, stderr = process.communicate(timeout=command.timeout)
+                except BaseException:  # too slow, or Ctrl-C: the command ends here
+                    process.kill()
+                    process.communicate()
+                    raise
+                finally:
+                    with self.lock:
+                        self.running.discard(process)
+            job.result = subprocess.CompletedProcess(list(command.args), process.returncode,
+                                                     stdout, stderr)
+            job.seconds = time.perf_counter() - start
+        except Exception as error:  # handed to the test that asks, in its thread
+            job.error = error
+        except BaseException as error:  # Ctrl-C ends the session too
+            job.error = error
+            raise
+        finally:
+            job.done.set()
+
+    def run(self, command: Command) -> subprocess.CompletedProcess[str]:
+        job = self._claim(command)
+        if job is not None:
+            self._execute(command, job)
+        else:
+            job = self.jobs[command]
+            while not job.done.is_set() and self._help():
+                pass  # another thread runs it: run queued commands meanwhile
+            job.done.wait()
+        if job.error is not None:
+            raise job.error
+        assert job.result is not None
+        return job.result
+
+    def seconds(self, command: Command) -> float:
+        """The wall-clock time of the command's one run (run now if nobody ran it)."""
+        self.run(command)
+        return self.jobs[command].seconds
+
+    def _help(self) -> bool:
+        """Run the next queued command nobody has started; False if there is none."""
+        with self.lock:
+            picked = self._pick()
+        if picked is None:
+            return False
+        self._execute(*picked)
+        return True
+
+    def work(self) -> None:
+        """The background thread: run the queued commands nobody has started, until
+        collection is over and none is left."""
+        while True:
+            with self.lock:
+                picked = self._pick()
+                while picked is None and self.collecting and not self.stopping:
+                    self.more.wait()
+                    picked = self._pick()
+            if picked is None:
+                return
+            self._execute(*picked)
+
+    def stop(self) -> None:
+        with self.lock:
+            self.stopping = True
+            self.more.notify_all()
+            for process in self.running:
+                process.kill()
+
+
+SHARED = _Shared()
+
+
+def run(command: Command) -> subprocess.CompletedProcess[str]:
+    """The command's result: its one run this session."""
+    return SHARED.run(command)
+
+
+def seconds(command: Command) -> float:
+    """How long the command's one run took (other work ran beside it: not a benchmark)."""
+    return SHARED.seconds(command)
+
+
+def lesson(path: Path) -> Command:
+    """`python walkthroughs/NN_name.py`, as a learner runs it."""
+    return Command((sys.executable, str(path)), timeout=60)
+
+
+def lesson_with_svg(path: Path) -> Command:
+    """The lesson with `--svg DIR` (a directory of its own under SVG_DIR, made by the
+    lesson), under another PYTHONHASHSEED than the plain run: a second run to compare."""
+    return Command((sys.executable, str(path), "--svg", str(SVG_DIR / path.stem)),
+                   hash_seed=OTHER_HASH_SEED, timeout=60)
+
+
+def without_figure_lines(stdout: str) -> str:
+    """What `--svg` adds to a lesson's output is one line per figure written: drop them."""
+    return "".join(line for line in stdout.splitlines(keepends=True)
+                   if not line.startswith("   [figure written: "))
+
+
+def plain_run(path: Path) -> Command:
+    """The run whose output stands for the lesson's plain output (see lesson_output)."""
+    return lesson_with_svg(path) if path.name[:2] in RUN_ONCE else lesson(path)
+
+
+def lesson_output(path: Path) -> subprocess.CompletedProcess[str]:
+    """What `python walkthroughs/NN_name.py` prints: its plain run's result, once a session.
+
+    The lessons that train longest (RUN_ONCE) run once, with --svg: their output without
+    the "[figure written: ...]" lines stands for the plain run's (the cheaper lessons'
+    two runs check that this is all --svg adds), and TRAINING_PROBE under two hash seeds
+    stands for their second run."""
+    done = run(plain_run(path))
+    if path.name[:2] not in RUN_ONCE:
+        return done
+    return subprocess.CompletedProcess(done.args, done.returncode,
+                                       without_figure_lines(done.stdout), done.stderr)
+
+
+TRAINING_PROBE = """
+from minipe import TinyModel, accuracy, rope_frequencies, train
+thetas, scale = rope_frequencies(8, method="yarn", factor=2.0, original_context_length=8)
+for kind in ("none", "learned", "sinusoidal", "rope", "alibi", "rope, YaRN"):
+    for task, vocab_size, T in (("previous-token", 5, 8), ("copy-back", 5, 8),
+                                ("who-bites-whom", 9, 6)):
+        model = TinyModel(vocab_size, 8, T, positions=kind.split(",")[0], seed=0)
+        if kind == "rope, YaRN":
+            model = model.with_frequencies(thetas, attention_scale=scale)
+        result = train(model, task, steps=3, batch_size=2)
+        share = accuracy(result.model, task, samples=4)
+        print(kind, task, *map(repr, result.losses), repr(share))
+"""
+
+
+def training_probe(hash_seed: str) -> Command:
+    """Three steps of training for every kind of position (and YaRN's frequencies) on
+    every task, printing each loss and the accuracy exactly: what the lessons that train
+    print comes from these calls."""
+    return Command((sys.executable, "-c", TRAINING_PROBE), hash_seed=hash_seed, timeout=60)
+
+
+PROBE_SEEDS = ("0", OTHER_HASH_SEED)  # 0: no hash randomization at all
+
+
+IMPORT_EVERY_LESSON = """
+import runpy, sys, traceback
+sys.path.insert(0, sys.argv[1])
+for path in sys.argv[2:]:
+    for stream in (sys.stdout, sys.stderr):
+        print("\\x00" + path, file=stream, flush=True)
+    try:
+        runpy.run_path(path, run_name="imported")
+    except BaseException:
+        traceback.print_exc()
+        print("\\x00failed", file=sys.stderr)
+    sys.stdout.flush(); sys.stderr.flush()
+"""
+IMPORTS = Command((sys.executable, "-c", IMPORT_EVERY_LESSON, str(WALKTHROUGHS),
+                   *map(str, LESSONS)), timeout=60)
+
+
+def lesson_imported(path: Path) -> subprocess.CompletedProcess[str]:
+    """What importing the lesson under another name than __main__ printed, as a notebook or
+    a test would (runpy.run_path(path, run_name="imported")); returncode 1 if it raised.
+
+    One interpreter imports every lesson in turn (IMPORTS), marking where each begins on
+    stdout and stderr: a print at import time in minipe or in lesson.py shows under the
+    first lesson, one in a lesson under that lesson."""
+    done = run(IMPORTS)
+    assert done.returncode == 0, done.stderr
+
+    def part(stream: str) -> str:
+        return stream.split("\x00" + str(path) + "\n")[1].split("\x00")[0]
+
+    errors = part(done.stderr)
+    failed = ("\x00" + str(path) + "\n" + errors + "\x00failed") in done.stderr
+    return subprocess.CompletedProcess([str(path)], 1 if failed else 0, part(done.stdout),
+                                       errors)
+
+
+KINDS = ("none", "learned", "sinusoidal", "rope", "alibi")
+DEFAULT_TRAINING = (
+    "import sys; from minipe import TinyModel, accuracy, train; "
+    "result = train(TinyModel(5, 8, 8, positions=sys.argv[1]), 'previous-token'); "
+    "print(repr(accuracy(result.model, 'previous-token', samples=128)), "
+    "repr(result.losses[0]), repr(result.losses[-1]))")
+
+
+def default_training(positions: str) -> Command:
+    """Train TinyModel(5, 8, 8, positions) at train()'s defaults on previous-token; print
+    its accuracy on 128 samples, its first loss and its last, exactly (repr)."""
+    return Command((sys.executable, "-c", DEFAULT_TRAINING, positions))
+
+
+def benchmark(name: str, *args: str) -> Command:
+    return Command((sys.executable, str(ROOT / "benchmarks" / name), *args))
+
+
+BENCHMARKS = {
+    "bench_core": benchmark("bench_core.py", "--quick"),
+    "bench_steps": benchmark("bench_steps.py", "--strict", "--guards"),
+    "bench_printing": benchmark("bench_printing.py", "--quick"),
+    "bench_train": benchmark("bench_train.py", "--quick"),
+    "bench_walkthroughs": benchmark("bench_walkthroughs.py", "--repeats", "1",
+                                    "--only", "01_text_to_ids.py"),
+}
+MYPY_TARGETS = [str(ROOT / name) for name in ("minipe", "tests", "walkthroughs", "benchmarks")
+                if (ROOT / name).exists()]
+MYPY = Command((sys.executable, "-m", "mypy", "--strict", "--config-file",
+                str(ROOT / "pyproject.toml"), "--cache-dir", str(MYPY_CACHE), *MYPY_TARGETS),
+               timeout=300)
+
+
+def _slow(command: Command) -> bool:
+    """Whether the command trains models (seconds each): the thread starts those first, so
+    that the session does not end waiting for one of them."""
+    script = Path(command.args[1]).name
+    return (script[:2] in TRAINING_LESSONS or script == "bench_train.py"
+            or DEFAULT_TRAINING in command.args)
+
+
+def _reads(item: pytest.Item) -> list[Command]:
+    """The shared commands a test reads (none for most)."""
+    where, name = Path(str(item.fspath)).name, item.name.split("[")[0]
+    params: dict[str, object] = getattr(getattr(item, "callspec", None), "params", {})
+    path = params.get("path")
+    if where == "test_walkthroughs.py" and isinstance(path, Path):
+        if name == "test_lesson_runs_and_prints_its_key_numbers":
+            return [plain_run(path)]
+        if name == "test_lesson_prints_the_same_on_every_run":
+            if path.name[:2] in RUN_ONCE:
+                return [training_probe(seed) for seed in PROBE_SEEDS]
+            return [plain_run(path), lesson_with_svg(path)]
+        if name == "test_lesson_writes_its_figures_under_svg":
+            return [lesson_with_svg(path)]
+        if name == "test_importing_a_lesson_does_nothing":
+            return [IMPORTS]
+    if where == "test_walkthroughs.py" and name.startswith("test_lesson_"):
+        number = name.split("_")[2]  # test_lesson_15_...: lesson 15's output
+        return [plain_run(path) for path in LESSONS if path.name[:2] == number]
+    if where == "test_walkthroughs.py" and name == "test_the_figures_name_what_they_show":
+        return [lesson_with_svg(path) for path in LESSONS if path.name[:2] in ("05", "09")]
+    if where == "test_errata.py" and name.startswith("test_every_lesson_pointer"):
+        return [plain_run(path) for path in LESSONS]
+    if where == "test_benchmarks.py":
+        if name == "test_bench_walkthroughs_times_every_lesson":
+            return [BENCHMARKS["bench_walkthroughs"], *map(plain_run, LESSONS)]
+        return [command for script, command in BENCHMARKS.items() if f"_{script}_" in name]
+    if name == "test_the_defaults_learn_previous_token_and_none_cannot":
+        return [default_training(str(params["positions"]))]
+    if name == "test_mypy_strict_passes" and importlib.util.find_spec("mypy") is not None:
+        return [MYPY]
+    return []
+
+
+def _needed(items: list[pytest.Item]) -> list[Command]:
+    """The commands the selected tests will read, each once, in the order they read them
+    (the thread runs those that train first)."""
+    return list(dict.fromkeys(command for item in items for command in _reads(item)))
+
+
+READERS = ("test_training.py::test_the_defaults_learn", "test_errata.py::test_every_lesson",
+           "test_types.py", "test_benchmarks.py", "test_walkthroughs.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests that read the shared commands run last, in this order (READERS), so that
+    the thread has run most commands by then; the others keep their order."""
+    def rank(item: pytest.Item) -> int:
+        where = item.nodeid.rsplit("/", 1)[-1]
+        return next((n + 1 for n, reader in enumerate(READERS) if where.startswith(reader)), 0)
+
+    items.sort(key=rank)
+
+
+def pytest_collection(session: pytest.Session) -> None:
+    _empty(SVG_DIR)  # before any lesson draws into it
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Queue what the test reads as soon as it is collected: the thread starts while
+    pytest still collects (a test that -k leaves out: its commands leave the queue)."""
+    SHARED.add(_reads(item))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    SHARED.collected(_needed(list(session.items)))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    SHARED.stop()
+
+
+def _empty(directory: Path) -> None:
+    """Remove the figures a past session drew, so that each lesson's --svg makes its own
+    directory afresh (the figures test checks what the lesson writes, and only that)."""
+    shutil.rmtree(directory, ignore_errors=True)
