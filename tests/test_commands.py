@@ -33,6 +33,12 @@ def _command(*args: str) -> subprocess.CompletedProcess[str]:
 
 # --- python -m minipe train ---------------------------------------------------------------
 
+def _python(script: str) -> subprocess.CompletedProcess[str]:
+    """Run a few lines of Python in a fresh interpreter, from the clone."""
+    return subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+
+
 def test_the_command_trains_and_reports_t_and_2t() -> None:
     done = _command("train", "--positions", "rope", "--steps", "40")
     assert done.returncode == 0 and done.stderr == ""
@@ -86,8 +92,7 @@ def test_minipe_train_is_the_function_whatever_is_imported() -> None:
               "    import minipe.train\n"
               "except ModuleNotFoundError:\n"
               "    print('no module minipe.train')\n")
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
+    done = _python(script)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "no module minipe.train\n"
     assert not (ROOT / "minipe" / "train.py").exists() and callable(minipe.train)
@@ -144,8 +149,7 @@ def test_ctrl_c_in_the_pipeline_is_one_line_and_130() -> None:
               "    time.sleep(30)\n"
               "command.run = run\n"
               "sys.exit(command.main([]))\n")
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
+    done = _python(script)
     assert done.returncode == 130
     assert done.stderr.strip() == "stopped by Ctrl-C" and done.stdout == ""
 
@@ -214,8 +218,7 @@ def test_ctrl_c_in_a_lesson_is_one_line_and_130() -> None:
               "lesson.stage('the first stage')\n"
               "os.kill(os.getpid(), signal.SIGINT)\n"
               "time.sleep(30)\n")
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
+    done = _python(script)
     assert done.returncode == 130
     assert done.stderr.strip() == "stopped by Ctrl-C"
     assert done.stdout == "Lesson 0: a test\n================\n\n1. the first stage\n"
