@@ -31,13 +31,13 @@ def _command(*args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=60)
 
 
-# --- python -m minipe train ---------------------------------------------------------------
-
 def _python(script: str) -> subprocess.CompletedProcess[str]:
     """Run a few lines of Python in a fresh interpreter, from the clone."""
     return subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
                           text=True, timeout=60)
 
+
+# --- python -m minipe train ---------------------------------------------------------------
 
 def test_the_command_trains_and_reports_t_and_2t() -> None:
     done = _command("train", "--positions", "rope", "--steps", "40")
