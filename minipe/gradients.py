@@ -154,3 +154,33 @@ def broadcast_backward(d_inputs: Sequence[Matrix], context_length: int) -> Matri
         for t, d_x_t in enumerate(d_x.rows):  # ... sends row t back into row t of P
             d_P[t] = [total + part for total, part in zip(d_P[t], d_x_t)]
     return Matrix(d_P)  # (context_length, d)
+
+
+def rotary_backward_at(d_turned: Matrix, thetas: Sequence[float], positions: Sequence[int],
+                       scale: float = 1.0) -> Matrix:
+    """`rotary_backward` for rows at any positions: row r was turned by a = positions[r] theta_i.
+
+        dx[2i]   = s ( dx'[2i] cos a + dx'[2i+1] sin a)
+        dx[2i+1] = s (-dx'[2i] sin a + dx'[2i+1] cos a)
+
+    In the forward pass row r stood at positions[r] (a padded or packed batch's
+    position_ids), so its gradient is turned back by that row's own angle.
+    """
+    if len(positions) != d_turned.shape[0]:
+        raise ShapeError(f"d_turned has {d_turned.shape[0]} rows but there are "
+                         f"{len(positions)} positions: one position per row")
+    if 2 * len(thetas) != d_turned.shape[1]:
+        raise ShapeError(f"d_turned has shape {d_turned.shape}: its {d_turned.shape[1]} "
+                         f"columns make {d_turned.shape[1] / 2:g} pairs, but there are "
+                         f"{len(thetas)} theta_i")
+    rows = []
+    for pos, row in zip(positions, d_turned.rows):
+        turned_back = list(row)
+        for i, theta in enumerate(thetas):
+            angle = pos * theta
+            cos_a, sin_a = scale * math.cos(angle), scale * math.sin(angle)
+            first, second = row[2 * i], row[2 * i + 1]
+            turned_back[2 * i] = first * cos_a + second * sin_a
+            turned_back[2 * i + 1] = -first * sin_a + second * cos_a
+        rows.append(turned_back)
+    return Matrix(rows)

@@ -38,9 +38,14 @@ ALLOWED_IMPORTS = {
     "__main__": {"lab", "pipeline", "tokenizer", "training"},  # the commands
     # chapter 9, training: backpropagation written out, then the lab (its command: __main__)
     "gradients": {"arrays", "broadcast", "checks"},  # the backward rules: appendices only
-    "training_checks": {"arrays", "checks", "rotary", "pipeline", "gradients"},  # 9's door
-    "training": {"arrays", "checks", "attention", "embedding", "positional", "rotary",
-                 "relative", "context", "pipeline", "gradients", "training_checks"},
+    "training_checks": {"arrays", "checks", "rotary", "relative", "pipeline",
+                        "gradients"},  # 9's door
+    "heads": {"arrays", "attention", "gradients", "positional", "relative", "rotary"},
+    "passes": {"arrays", "gradients", "heads", "training_checks"},  # forward and backward
+    "generation": {"arrays", "attention", "heads", "training"},  # training: for types only
+    "training": {"arrays", "batch", "checks", "attention", "embedding", "positional", "rotary",
+                 "relative", "context", "pipeline", "gradients", "training_checks", "heads",
+                 "passes", "generation"},
     "lab": {"arrays", "checks", "gradients", "training"},
     # chapter 10, the pictures: a package of small modules (minipe/plot/)
     "plot.table": {"broadcast", "checks", "arrays"},

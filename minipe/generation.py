@@ -1,0 +1,112 @@
+"""Chapter 9 - generation with a cache: one new token costs O(n d), not O(n^2 d).
+
+A causal model's token at position p sees only the tokens 0 .. p, so the keys
+and values of the earlier tokens never change once they are computed. A
+model that writes a text token by token keeps them (the KV cache), and each
+new token computes only its own row:
+
+    pos      = len(cache)                       the new token stands after the cached ones
+    x        = E[id] + P[pos]                   (1, d)
+    q, k, v  = x W_q, x W_k, x W_v              (1, d); RoPE turns q and k by pos * theta_i
+    K, V     = cache + [k], cache + [v]         (pos + 1, head_dim) per head, k stored turned
+    h        = softmax(q K^T / sqrt(head_dim) + alibi) V     one query: O(n d)
+    logits   = h W_out                          the next token is the top score (greedy)
+
+Its logits are the last row of the whole sequence's forward pass, number for
+number (tests/test_generation.py). Without the cache the whole sequence runs
+again for every token: n rows of n scores each, O(n^2 d).
+
+Two things go wrong in real code, and the lessons show both: giving the new
+token position 0 (not len(cache)), and storing keys unturned, then turning
+them at the wrong position later.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
+
+from minipe.arrays import Matrix
+from minipe.attention import scaled_dot_product_attention
+from minipe.heads import alibi_at, columns, position_rows, side_by_side, turned
+
+if TYPE_CHECKING:  # for the annotations only: TinyModel's generate calls this module
+    from minipe.training import TinyModel
+
+
+@dataclass(frozen=True)
+class KVCache:
+    """The keys (RoPE's already turned) and values of every token so far, per head.
+
+    keys[h], values[h]   (n, head_dim): row j is the token at position j
+    """
+
+    keys: tuple[Matrix, ...]
+    values: tuple[Matrix, ...]
+
+    def __len__(self) -> int:
+        return len(self.keys[0]) if self.keys else 0  # n: the next token's position
+
+    def __repr__(self) -> str:
+        return f"KVCache(heads={len(self.keys)}, tokens={len(self)})"
+
+
+EMPTY = KVCache((), ())  # before the first token
+
+
+def next_logits(model: TinyModel, cache: KVCache, token_id: int) -> tuple[list[float], KVCache]:
+    """Feed one token at position len(cache): its scores for the next token, and the cache
+    with its keys and values added. Only its own row is computed."""
+    weights = model.parameters()
+    pos = len(cache)  # the new token's position: the cache's length
+    x = Matrix([weights["token_embedding"].rows[token_id]])  # (1, d): E[id]
+    if model.positions in ("learned", "sinusoidal"):
+        x = x + position_rows(model.positions, weights.get("position_embedding"), 1,
+                              model.d_model, model.base, [pos])  # + P[pos]
+    q_row, k_row, v_row = x @ weights["W_q"], x @ weights["W_k"], x @ weights["W_v"]  # (1, d)
+    hd = model.head_dim
+    keys, values, outputs = [], [], []
+    for h in range(model.num_heads):
+        q = columns(q_row, h * hd, (h + 1) * hd)  # (1, head_dim)
+        k = columns(k_row, h * hd, (h + 1) * hd)
+        v = columns(v_row, h * hd, (h + 1) * hd)
+        if model.frequencies is not None:  # turned once, at pos, and stored turned
+            q = turned(q, model.frequencies, model.attention_scale, [pos])
+            k = turned(k, model.frequencies, model.attention_scale, [pos])
+        K = Matrix(cache.keys[h].rows + k.rows) if pos else k  # (pos + 1, head_dim)
+        V = Matrix(cache.values[h].rows + v.rows) if pos else v
+        bias = (alibi_at(model.alibi_slopes[h], [pos], range(pos + 1), pos + 1)
+                if model.alibi_slopes is not None else None)  # -m_h (pos - j)
+        attention = scaled_dot_product_attention(q, K, V, bias=bias)  # keys 0 .. pos: causal
+        keys.append(K)
+        values.append(V)
+        outputs.append(attention.output)
+    logits = side_by_side(outputs) @ weights["W_out"]  # (1, vocab_size)
+    return list(logits.rows[0]), KVCache(tuple(keys), tuple(values))
+
+
+def generate_greedy(model: TinyModel, ids: list[int], max_new_tokens: int, *,
+                    use_cache: bool) -> list[int]:
+    """The prompt and max_new_tokens new IDs, each the top score after the ones before.
+
+    With the cache, the prompt goes in token by token, then each new token;
+    without it, the whole sequence runs again (`model.logits`) for every new token.
+    """
+    ids = list(ids)
+    if not use_cache:
+        for _ in range(max_new_tokens):
+            last_row = model.logits(ids).rows[-1]  # the whole sequence again: O(n^2 d)
+            ids.append(_top(last_row))
+        return ids
+    cache = EMPTY
+    for token_id in ids[:-1]:  # the prompt fills the cache ...
+        _, cache = next_logits(model, cache, token_id)
+    for step in range(max_new_tokens):
+        logits, cache = next_logits(model, cache, ids[-1])  # ... then one token at a time
+        ids.append(_top(logits))
+    return ids
+
+
+def _top(scores: Sequence[float]) -> int:
+    """The ID of the top score (the first, if two tie): greedy decoding's choice."""
+    return list(scores).index(max(scores))

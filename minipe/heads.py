@@ -1,0 +1,185 @@
+"""Chapter 9 - several heads, and positions that are data, inside TinyModel.
+
+With h heads, q, k and v (n, d_model) are cut into h blocks of columns, and
+head h attends with its own block, scaled by 1/sqrt(head_dim):
+
+    head_dim = d_model / num_heads
+    q_h      = q[:, h*head_dim : (h+1)*head_dim]       (n, head_dim), likewise k_h, v_h
+    out      = [out_0 | out_1 | ... ]                   the heads side by side: (n, d_model)
+
+Positions come in as data, one per token (`position_ids`), not as the row
+numbers 0 .. n-1: a learned or sinusoidal table gives the rows P[pos],
+RoPE turns row r by pos_r * theta_i, ALiBi charges -m_h |pos_i - pos_j|.
+RoPE may turn only the first rotary_dims numbers of each head (GPT-NeoX's
+partial rotary, theta_i = base**(-2i / rotary_dims)) and leave the rest.
+
+`attend` runs one sequence's heads forward, `attend_backward` takes them back
+(minipe/training.py chains them); the smaller pieces serve generation with a
+cache too (minipe/generation.py). All trust their arguments: TinyModel's door
+has checked them.
+
+>>> columns(Matrix([[1, 2, 3, 4]]), 2, 4)
+Matrix([[3.0, 4.0]], shape=(1, 2))
+>>> side_by_side([Matrix([[1, 2]]), Matrix([[3, 4]])])
+Matrix([[1.0, 2.0, 3.0, 4.0]], shape=(1, 4))
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Protocol, Sequence
+
+from minipe.arrays import Matrix, Vector
+from minipe.attention import scaled_dot_product_attention
+from minipe.gradients import matmul_backward, rotary_backward, rotary_backward_at, softmax_backward
+from minipe.positional import sinusoidal_encoding
+from minipe.relative import alibi_bias
+from minipe.rotary import apply_rotary
+
+
+def columns(x: Matrix, start: int, stop: int) -> Matrix:
+    """Columns start .. stop - 1 of x: one head's block (x itself when that is all of it)."""
+    if start == 0 and stop == len(x.rows[0]):
+        return x  # one head: its block is the whole of q
+    return Matrix([row[start:stop] for row in x.rows])  # (n, stop - start)
+
+
+def side_by_side(blocks: Sequence[Matrix]) -> Matrix:
+    """The blocks' columns, one block after another: [b_0 | b_1 | ...] (the heads joined)."""
+    if len(blocks) == 1:
+        return blocks[0]
+    return Matrix([sum(rows, ()) for rows in zip(*(block.rows for block in blocks))])
+
+
+def position_rows(kind: str, table: Matrix | None, n: int, d_model: int, base: float,
+                  positions: Sequence[int] | None) -> Matrix:
+    """P[position_ids]: the learned `table`'s rows or the sinusoids, one per token (n, d)."""
+    if kind == "learned":
+        assert table is not None  # a learned model has its table
+        if positions is None:
+            return table[:n]  # P[0 .. n-1]
+        return Matrix([table.rows[pos] for pos in positions])  # P[pos], a lookup
+    if positions is None:
+        return sinusoidal_encoding(n, d_model, base=base)
+    sinusoids = sinusoidal_encoding(max(positions) + 1, d_model, base=base)
+    return Matrix([sinusoids.rows[pos] for pos in positions])
+
+
+def turned(x: Matrix, frequencies: Vector, scale: float,
+           positions: Sequence[int] | None) -> Matrix:
+    """RoPE on one head's q or k: the first rotary_dims = 2 len(theta) columns turned by
+    pos * theta_i and times `scale`, the other columns as they are (partial rotary)."""
+    rotary_dims = 2 * len(frequencies)
+    part = columns(x, 0, rotary_dims)
+    part = apply_rotary(part, positions=positions, frequencies=frequencies)
+    if scale != 1.0:  # YaRN's: the scores by its square
+        part = part * scale
+    if rotary_dims == len(x.rows[0]):
+        return part
+    return side_by_side([part, columns(x, rotary_dims, len(x.rows[0]))])  # [turned | rest]
+
+
+def turned_back(d_x: Matrix, frequencies: Vector, scale: float,
+                positions: Sequence[int] | None) -> Matrix:
+    """The gradient through `turned`: the turned columns turned back, the rest as they are."""
+    rotary_dims = 2 * len(frequencies)
+    d_part = columns(d_x, 0, rotary_dims)
+    if positions is None:  # rows at 0 .. n-1
+        d_part = rotary_backward(d_part, list(frequencies), scale)
+    else:
+        d_part = rotary_backward_at(d_part, list(frequencies), positions, scale)
+    if rotary_dims == len(d_x.rows[0]):
+        return d_part
+    return side_by_side([d_part, columns(d_x, rotary_dims, len(d_x.rows[0]))])
+
+
+def alibi_at(slope: float, query_positions: Sequence[int] | None,
+             key_positions: Sequence[int] | None, n: int) -> Matrix:
+    """ALiBi's bias for one head: -m |pos_i - pos_j| for query i and key j (n x n when the
+    positions are None, 0 .. n-1: chapter 6's alibi_bias)."""
+    if query_positions is None or key_positions is None:
+        return alibi_bias(n, slope, causal=False)
+    return Matrix([[0.0 - slope * abs(pos_i - pos_j) for pos_j in key_positions]
+                   for pos_i in query_positions])  # 0.0 - ...: no -0.0, as alibi_bias
+
+
+class HeadSettings(Protocol):
+    """What `attend` reads of a model (TinyModel has all of it)."""
+
+    @property
+    def num_heads(self) -> int: ...
+    @property
+    def head_dim(self) -> int: ...
+    @property
+    def causal(self) -> bool: ...
+    @property
+    def frequencies(self) -> Vector | None: ...  # RoPE's theta_i, or None
+    @property
+    def attention_scale(self) -> float: ...
+    @property
+    def alibi_slopes(self) -> tuple[float, ...] | None: ...  # m per head, or None
+
+
+@dataclass(frozen=True)
+class HeadsPass:
+    """One sequence's heads, forward: what the backward pass reads, per head h."""
+
+    q: list[Matrix]  # (n, head_dim), turned by RoPE if the model uses it
+    k: list[Matrix]
+    v: list[Matrix]
+    weights: list[Matrix]  # (n, n)
+    output: Matrix  # (n, d_model): the heads' outputs side by side
+
+
+def attend(model: HeadSettings, Q: Matrix, K: Matrix, V: Matrix,
+           mask: list[list[bool]] | None, positions: Sequence[int] | None) -> HeadsPass:
+    """Every head of one sequence: q, k, v (n, d_model) -> the heads joined (n, d_model)."""
+    hd = model.head_dim
+    qs, ks, vs, weights, outputs = [], [], [], [], []
+    for h in range(model.num_heads):  # head h: columns h*hd .. (h+1)*hd - 1
+        q = columns(Q, h * hd, (h + 1) * hd)  # (n, head_dim)
+        k = columns(K, h * hd, (h + 1) * hd)
+        v = columns(V, h * hd, (h + 1) * hd)
+        if model.frequencies is not None:  # RoPE: turn pair i by pos * theta_i
+            q = turned(q, model.frequencies, model.attention_scale, positions)
+            k = turned(k, model.frequencies, model.attention_scale, positions)
+        bias = (alibi_at(model.alibi_slopes[h], positions, positions, len(Q))
+                if model.alibi_slopes is not None else None)  # ALiBi: -m_h |i - j|
+        attention = scaled_dot_product_attention(q, k, v, causal=model.causal,
+                                                 bias=_TEMP_mask(bias, mask))
+        qs.append(q)
+        ks.append(k)
+        vs.append(v)
+        weights.append(attention.weights)
+        outputs.append(attention.output)
+    return HeadsPass(qs, ks, vs, weights, side_by_side(outputs))
+
+
+def attend_backward(model: HeadSettings, passed: HeadsPass, d_output: Matrix,
+                    positions: Sequence[int] | None) -> tuple[Matrix, Matrix, Matrix]:
+    """`attend` backwards: dloss/d(output) (n, d_model) -> dQ, dK, dV (n, d_model) each."""
+    hd = model.head_dim
+    d_qs, d_ks, d_vs = [], [], []
+    for h in range(model.num_heads):
+        q, k, v, w = passed.q[h], passed.k[h], passed.v[h], passed.weights[h]
+        d_out = columns(d_output, h * hd, (h + 1) * hd)  # head h's columns
+        d_w, d_v = matmul_backward(w, v, d_out)  # out = weights v
+        d_scores = softmax_backward(w, d_w)  # masks and ALiBi are constants: no gradient
+        d_scaled = d_scores / math.sqrt(hd)  # scores = (q k^T) / sqrt(head_dim)
+        d_q = d_scaled @ k  # (q k^T): dq = d(q k^T) k,  dk = d(q k^T)^T q
+        d_k = d_scaled.T @ q
+        if model.frequencies is not None:  # q and k were turned: turn dq, dk back
+            d_q = turned_back(d_q, model.frequencies, model.attention_scale, positions)
+            d_k = turned_back(d_k, model.frequencies, model.attention_scale, positions)
+        d_qs.append(d_q)
+        d_ks.append(d_k)
+        d_vs.append(d_v)
+    return side_by_side(d_qs), side_by_side(d_ks), side_by_side(d_vs)  # the heads were cut
+
+
+def _TEMP_mask(bias: Matrix | None, mask: list[list[bool]] | None) -> Matrix | None:
+    if mask is None:
+        return bias
+    hidden = Matrix([[0.0 if seen else -math.inf for seen in row] for row in mask])
+    return hidden if bias is None else bias + hidden
