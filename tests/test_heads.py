@@ -1,0 +1,217 @@
+"""Chapter 9 with several heads and positions as data (issue 19): TinyModel's num_heads,
+rotary_fraction, per-head ALiBi slopes, attention_mask and position_ids.
+
+Expected numbers come from a second, naive forward pass written here from the formulas
+(plain lists, one loop per index: head h takes columns h*head_dim .. (h+1)*head_dim - 1,
+RoPE turns interleaved pairs of the first rotary_dims columns by pos * base**(-2i /
+rotary_dims), ALiBi adds -m_h |pos_i - pos_j|, a hidden key gets weight 0), and for the
+gradients from central differences (L(w + h) - L(w - h)) / 2h of the model's own loss.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from minipe import Batch, Matrix, TinyModel, allclose
+
+KINDS = ("none", "learned", "sinusoidal", "rope", "alibi")
+Table = list[list[float]]
+
+
+def _naive_logits(model: TinyModel, ids: list[int], positions: list[int],
+                  visible: list[list[bool]]) -> Table:
+    """The forward pass on plain lists: visible[i][j] says whether query i sees key j
+    (the causal rule is applied here too, when the model is causal)."""
+    p = {name: weight.tolist() for name, weight in model.parameters().items()}
+    d, heads, n = model.d_model, model.num_heads, len(ids)
+    hd = d // heads
+    rotary = int(model.rotary_fraction * hd) if model.positions == "rope" else 0
+    thetas = [model.base ** (-2 * i / rotary) for i in range(rotary // 2)]
+    slopes = model.alibi_slopes or (0.0,) * heads
+
+    def matmul(a: Table, b: Table) -> Table:
+        return [[sum(a[r][m] * b[m][c] for m in range(len(b))) for c in range(len(b[0]))]
+                for r in range(len(a))]
+
+    def turned(rows: Table, first: int) -> Table:  # head columns first .. first + hd - 1
+        out = [list(row) for row in rows]
+        for r, pos in enumerate(positions):
+            for i, theta in enumerate(thetas):
+                a, b = first + 2 * i, first + 2 * i + 1
+                angle = pos * theta
+                out[r][a] = rows[r][a] * math.cos(angle) - rows[r][b] * math.sin(angle)
+                out[r][b] = rows[r][a] * math.sin(angle) + rows[r][b] * math.cos(angle)
+        return out
+
+    x = [list(p["token_embedding"][t]) for t in ids]
+    for r, pos in enumerate(positions):
+        for c in range(d):
+            if model.positions == "learned":
+                x[r][c] += p["position_embedding"][pos][c]
+            if model.positions == "sinusoidal":
+                angle = pos / model.base ** (2 * (c // 2) / d)
+                x[r][c] += math.sin(angle) if c % 2 == 0 else math.cos(angle)
+    q, k, v = matmul(x, p["W_q"]), matmul(x, p["W_k"]), matmul(x, p["W_v"])
+    for h in range(heads):
+        q, k = turned(q, h * hd), turned(k, h * hd)
+    out = [[0.0] * d for _ in range(n)]
+    for h in range(heads):
+        cols = range(h * hd, (h + 1) * hd)
+        for i in range(n):
+            seen = [j for j in range(n) if visible[i][j] and (j <= i or not model.causal)]
+            scores = [sum(q[i][c] * k[j][c] for c in cols) / math.sqrt(hd)
+                      - slopes[h] * abs(positions[i] - positions[j]) for j in seen]
+            exps = [math.exp(s - max(scores)) for s in scores]
+            for c in cols:  # a query that sees no key: zeros
+                out[i][c] = sum(e * v[j][c] for e, j in zip(exps, seen)) / (sum(exps) or 1.0)
+    return matmul(out, p["W_out"])
+
+
+def _everywhere(n: int) -> list[list[bool]]:
+    return [[True] * n for _ in range(n)]
+
+
+SETTINGS = [  # (positions, num_heads, rotary_fraction)
+    ("none", 2, 1.0), ("learned", 2, 1.0), ("sinusoidal", 4, 1.0), ("rope", 2, 1.0),
+    ("rope", 2, 0.5), ("rope", 1, 0.25), ("alibi", 2, 1.0), ("alibi", 4, 1.0)]
+
+
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("positions, heads, fraction", SETTINGS)
+def test_heads_positions_and_masks_match_a_naive_forward(positions: str, heads: int,
+                                                         fraction: float, causal: bool) -> None:
+    model = TinyModel(6, 8, 12, positions=positions, causal=causal, base=100.0, seed=4,
+                      num_heads=heads, rotary_fraction=fraction)
+    ids, n = [1, 4, 2, 2, 5], 5
+    assert allclose(model.logits(ids), _naive_logits(model, ids, list(range(n)),
+                                                     _everywhere(n)), rel_tol=1e-11)
+    pos = [3, 7, 8, 0, 11]  # any positions, e.g. two packed documents
+    assert allclose(model.logits(ids, position_ids=pos),
+                    _naive_logits(model, ids, pos, _everywhere(n)), rel_tol=1e-11)
+    mask = [1, 1, 0, 1, 1]  # token 2 is padding: no query sees it
+    seen = [[mask[j] == 1 for j in range(n)] for _ in range(n)]
+    assert allclose(model.logits(ids, attention_mask=mask, position_ids=pos),
+                    _naive_logits(model, ids, pos, seen), rel_tol=1e-11)
+    table = [[(i + j) % 3 != 1 for j in range(n)] for i in range(n)]  # any pattern
+    for i in range(n):
+        table[i][0] = True  # every query sees a key (the causal one sees key 0)
+    assert allclose(model.logits(ids, attention_mask=table),
+                    _naive_logits(model, ids, list(range(n)), table), rel_tol=1e-11)
+
+
+def _nudged(model: TinyModel, name: str, i: int, j: int, h: float) -> TinyModel:
+    rows = model.parameters()[name].tolist()
+    rows[i][j] += h
+    return model.with_parameters({**model.parameters(), name: Matrix(rows)})
+
+
+@pytest.mark.parametrize("positions, heads, fraction", [  # d_model = 4: small and quick
+    ("none", 2, 1.0), ("learned", 2, 1.0), ("sinusoidal", 2, 1.0), ("rope", 2, 1.0),
+    ("rope", 1, 0.5), ("alibi", 2, 1.0)])
+def test_gradients_with_heads_masks_and_positions_match_finite_differences(
+        positions: str, heads: int, fraction: float) -> None:
+    model = TinyModel(5, 4, 8, positions=positions, seed=2, num_heads=heads,
+                      rotary_fraction=fraction, base=100.0)
+    inputs = [[1, 3, 0, 2], [4, 4, 1, 0]]
+    targets = [[2, -100, 1, 3], [0, 1, -100, -100]]  # padding is never a target
+    mask = [[1, 1, 1, 1], [1, 1, 0, 0]]  # the second sequence is right-padded
+    pos = [[0, 1, 0, 1], [2, 3, 5, 5]]  # packed, and counted from 2
+
+    def loss(m: TinyModel) -> float:
+        return m.loss_and_gradients(inputs, targets, attention_mask=mask, position_ids=pos)[0]
+
+    _, gradients = model.loss_and_gradients(inputs, targets, attention_mask=mask,
+                                            position_ids=pos)
+    step = 1e-5
+    for name, weight in model.parameters().items():
+        for i in range(weight.shape[0]):
+            for j in range(weight.shape[1]):
+                slope = (loss(_nudged(model, name, i, j, step))
+                         - loss(_nudged(model, name, i, j, -step))) / (2 * step)
+                assert math.isclose(gradients[name][i, j], slope, abs_tol=1e-8), (name, i, j)
+
+
+@pytest.mark.parametrize("positions", KINDS)
+def test_a_right_padded_batch_gives_each_text_its_unpadded_rows(positions: str) -> None:
+    model = TinyModel(6, 4, 8, positions=positions, seed=1, num_heads=2)
+    texts = [[1, 2, 3, 4, 5], [3, 1], [2, 2, 4]]
+    pad = 0  # any ID: the mask, not the ID, says what is padding
+    ids = [text + [pad] * (5 - len(text)) for text in texts]
+    mask = [[1] * len(text) + [0] * (5 - len(text)) for text in texts]
+    logits = model.logits(ids, attention_mask=mask)
+    assert isinstance(logits, Batch) and logits.shape == (3, 5, 6)
+    for b, text in enumerate(texts):
+        alone = model.logits(text)
+        # the same arithmetic on the real rows: a hidden key adds exp(-inf) = 0
+        assert allclose(logits[b][:len(text)], alone, rel_tol=1e-15, abs_tol=0.0)
+
+
+def test_a_one_sequence_is_a_matrix_and_a_batch_must_be_padded() -> None:
+    model = TinyModel(6, 4, 8, num_heads=2)
+    assert isinstance(model.logits([1, 2, 3]), Matrix)
+    with pytest.raises(ValueError, match="padded to one length"):
+        model.logits([[1, 2, 3], [1]])
+    loss, _ = model.loss_and_gradients([1, 2, 3], [-100, 2, 3])  # one sequence works too
+    assert loss == model.loss_and_gradients([[1, 2, 3]], [[-100, 2, 3]])[0]
+
+
+def test_one_head_with_rotary_fraction_one_is_chapter_nines_arithmetic() -> None:
+    # the same tables (they do not depend on num_heads), and the same numbers to the bit
+    # as the default model: num_heads=1, rotary_fraction=1.0 are the defaults
+    plain = TinyModel(6, 8, 8, positions="rope", seed=3)
+    said = TinyModel(6, 8, 8, positions="rope", seed=3, num_heads=1, rotary_fraction=1.0)
+    four = TinyModel(6, 8, 8, positions="rope", seed=3, num_heads=4)
+    assert plain == said and plain.parameters() == four.parameters()
+    assert plain.logits([1, 2, 3]) == said.logits([1, 2, 3])
+    assert four.logits([1, 2, 3]) != plain.logits([1, 2, 3])  # the heads do change it
+
+
+def test_alibi_slopes_one_per_head_default_to_the_papers() -> None:
+    # Press et al.: 2**(-8 (h + 1) / num_heads); one head keeps chapter 8's 1/2
+    assert TinyModel(6, 8, 8, positions="alibi").alibi_slopes == (0.5,)
+    assert TinyModel(6, 8, 8, positions="alibi", num_heads=2).alibi_slopes == (2 ** -4, 2 ** -8)
+    assert TinyModel(6, 8, 8, positions="alibi", num_heads=4).alibi_slopes == (
+        2 ** -2, 2 ** -4, 2 ** -6, 2 ** -8)
+    with pytest.raises(ValueError, match="a tuple of 2 numbers, one m per head"):
+        TinyModel(6, 8, 8, positions="alibi", num_heads=2, alibi_slopes=(0.5,))
+
+
+def test_partial_rotary_frequencies_count_over_the_rotary_dims() -> None:
+    # head_dim = 8, a quarter of it turned: 2 dims, one pair, theta_0 = base**0 = 1
+    quarter = TinyModel(6, 16, 8, positions="rope", num_heads=2, rotary_fraction=0.25)
+    assert list(quarter.frequencies or []) == [1.0]
+    half = TinyModel(6, 16, 8, positions="rope", num_heads=2, rotary_fraction=0.5)
+    assert list(half.frequencies or []) == [1.0, 10000.0 ** (-2 / 4)]  # base**(-2i/4)
+
+
+def test_bad_heads_masks_and_positions_fail_with_a_sentence() -> None:
+    with pytest.raises(ValueError, match="num_heads=3 must divide d_model=8"):
+        TinyModel(6, 8, 8, num_heads=3)
+    with pytest.raises(ValueError, match="gives 3 dimensions to turn"):
+        TinyModel(6, 8, 8, positions="rope", num_heads=2, rotary_fraction=0.75)
+    with pytest.raises(ValueError, match="only a RoPE model turns a fraction"):
+        TinyModel(6, 8, 8, positions="alibi", rotary_fraction=0.5)
+    model = TinyModel(6, 4, 8, num_heads=2)
+    with pytest.raises(ValueError, match=r"attention_mask must hold a 0 or 1 per token \(3"):
+        model.logits([1, 2, 3], attention_mask=[1, 1])
+    with pytest.raises(ValueError, match="position_ids must hold one position per token"):
+        model.logits([1, 2, 3], position_ids=[0, -1, 2])
+    with pytest.raises(ValueError, match="position_ids go up to 8, but a learned position"):
+        model.logits([1, 2, 3], position_ids=[0, 1, 8])
+    assert model.logits(list(range(6)) * 2, position_ids=[0, 1, 2] * 4).shape == (12, 6)
+
+
+def test_random_masks_and_positions_against_the_naive_forward() -> None:
+    rng = random.Random(19)
+    for trial in range(6):
+        kind = KINDS[trial % len(KINDS)]
+        model = TinyModel(5, 8, 16, positions=kind, num_heads=2, seed=trial, base=50.0)
+        n = rng.randrange(2, 7)
+        ids = [rng.randrange(5) for _ in range(n)]
+        pos = [rng.randrange(16) for _ in range(n)]
+        table = [[j == 0 or rng.random() < 0.6 for j in range(n)] for _ in range(n)]
+        assert allclose(model.logits(ids, attention_mask=table, position_ids=pos),
+                        _naive_logits(model, ids, pos, table), rel_tol=1e-11), trial
