@@ -69,6 +69,6 @@ def test_generation_refuses_what_it_cannot_do_with_a_sentence() -> None:
     with pytest.raises(ValueError, match="generate needs a causal model"):
         TinyModel(7, 4, 8, causal=False).generate([1], 2)
     with pytest.raises(TypeError, match="one non-empty sequence of IDs"):
-        learned.generate([[1, 2]], 2)
+        learned.generate([[1, 2]], 2)  # type: ignore[list-item]
     with pytest.raises(IndexError, match=r"ids\[1\] = 9 is out of range"):
         learned.generate([1, 9], 2)
