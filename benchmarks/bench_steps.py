@@ -72,7 +72,7 @@ LANDMARKS = (
 )
 
 TRAINING_LANDMARKS = (
-    Landmark("the lookup E[ids]", "training.py", r"E\.rows\[token_id\]"),
+    Landmark("the lookup E[ids]", "passes.py", r"E\.rows\[token_id\]"),
     Landmark("the cross-entropy", "gradients.py", r"math\.log\(total_exp\)"),
     Landmark("the softmax's gradient", "gradients.py", r"through = sum"),
     Landmark("the batch sum", "gradients.py", r"d_P\[t\] = "),
