@@ -16,9 +16,8 @@ Its logits are the last row of the whole sequence's forward pass, number for
 number (tests/test_generation.py). Without the cache the whole sequence runs
 again for every token: n rows of n scores each, O(n^2 d).
 
-Two things go wrong in real code, and the lessons show both: giving the new
-token position 0 (not len(cache)), and storing keys unturned, then turning
-them at the wrong position later.
+Where real code goes wrong: giving the new token position 0, not len(cache);
+storing RoPE's keys unturned, or turning them again at another position.
 """
 
 from __future__ import annotations

@@ -34,10 +34,11 @@ from minipe.passes import Backprop as Backprop  # what backprop returns; exporte
 from minipe.passes import backward, forward, spans
 from minipe.pipeline import ALIBI_SLOPE
 from minipe.positional import LearnedPositionalEmbedding
+from minipe.relative import alibi_slopes
 from minipe.rotary import rotary_thetas
-from minipe.training_checks import (check_parameters, check_targets, checked_generation,
+from minipe.training_checks import (check_parameters, checked_generation,
                                     checked_heads, checked_inputs, checked_rope,
-                                    checked_settings, checked_slopes)
+                                    checked_settings, checked_slopes, checked_targets)
 
 
 @dataclass(frozen=True, repr=False)
@@ -208,10 +209,9 @@ class TinyModel:
         """
         given = checked_inputs(inputs, "inputs", attention_mask, position_ids, self.vocab_size,
                                self._learned_rows(), self.frequencies)
-        wanted = [targets] if given.one else targets
-        check_targets(given.sequences, wanted, self.vocab_size)
+        wanted = checked_targets(given, targets, self.vocab_size)
         passed = forward(self, given)
-        return backward(self, passed, wanted)  # type: ignore[arg-type]
+        return backward(self, passed, wanted)
 
     def generate(self, ids: Sequence[int], max_new_tokens: int, *,
                  use_cache: bool = True) -> list[int]:
@@ -252,6 +252,7 @@ class TinyModel:
         if self.frequencies is not None and stretched:
             text += (f", frequencies={self.frequencies!r}, "
                      f"attention_scale={self.attention_scale:.5g}")
-        if self.alibi_slopes is not None and self.alibi_slopes != (ALIBI_SLOPE,):
+        papers = (ALIBI_SLOPE,) if self.num_heads == 1 else tuple(alibi_slopes(self.num_heads))
+        if self.alibi_slopes is not None and self.alibi_slopes != papers:
             text += f", alibi_slopes={self.alibi_slopes!r}"
         return text + ")"

@@ -7,7 +7,7 @@ minipe/training.py computes trusts them. They live apart so that training.py
 reads as the model and its forward and backward chains, as appendix A's
 checks live in minipe/array_checks.py.
 
->>> check_targets([[0, 1]], [[-100, -100]], vocab_size=5)
+>>> checked_targets(Inputs([[0, 1]], [None], None, False), [[-100, -100]], vocab_size=5)
 Traceback (most recent call last):
 ValueError: every target is -100: with nothing to predict, the loss (a mean over the \
 targets) is undefined
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Mapping, NamedTuple, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 from minipe.arrays import Matrix, Vector
 from minipe.checks import (check_ids, check_table_size, checked_base, checked_flag,
@@ -277,14 +277,17 @@ def checked_generation(ids: object, max_new_tokens: object, use_cache: object, c
     return count
 
 
-def check_targets(inputs: Sequence[Sequence[int]], targets: object, vocab_size: int) -> None:
+def checked_targets(inputs: Inputs, targets: Any, vocab_size: int) -> list[list[int]]:
     """One target per input token: an ID in 0 .. vocab_size - 1, or -100 (skip it), and
-    at least one that is not -100."""
-    if not isinstance(targets, (list, tuple)) or len(targets) != len(inputs):
+    at least one that is not -100. One sequence's targets come back as a batch of one."""
+    if inputs.one:
+        targets = [targets]
+    inputs_ids = inputs.sequences
+    if not isinstance(targets, (list, tuple)) or len(targets) != len(inputs_ids):
         raise ValueError(f"targets must be a list with one list per input sequence "
-                         f"({len(inputs)}), got {targets!r:.60}")
+                         f"({len(inputs_ids)}), got {targets!r:.60}")
     allowed = set(range(vocab_size)) | {IGNORE}
-    for b, (ids, wanted) in enumerate(zip(inputs, targets)):
+    for b, (ids, wanted) in enumerate(zip(inputs_ids, targets)):
         if not isinstance(wanted, (list, tuple)) or len(wanted) != len(ids):
             raise ValueError(f"targets[{b}] must hold one target per token of inputs[{b}] "
                              f"({len(ids)}), got {wanted!r:.60}")
@@ -297,3 +300,4 @@ def check_targets(inputs: Sequence[Sequence[int]], targets: object, vocab_size: 
     if sum(map(len, targets)) == sum(wanted.count(IGNORE) for wanted in targets):
         raise ValueError("every target is -100: with nothing to predict, the loss (a mean "
                          "over the targets) is undefined")
+    return [list(wanted) for wanted in targets]
