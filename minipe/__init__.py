@@ -42,6 +42,7 @@ from minipe.broadcast import ShapeError, broadcast_shapes
 from minipe.context import PairFrequency, decay_bound, frequency_table, rope_frequencies
 from minipe.display import format_matrix
 from minipe.embedding import Embedding
+from minipe.generation import KVCache, next_logits
 from minipe.lab import TASKS, TrainingResult, accuracy, task_batch, train
 from minipe.pipeline import Trace, run
 from minipe.positional import (
@@ -68,6 +69,7 @@ __all__ = [
     "Backprop",
     "Batch",
     "Embedding",
+    "KVCache",
     "LearnedPositionalEmbedding",
     "Matrix",
     "PairFrequency",
@@ -93,6 +95,7 @@ __all__ = [
     "clipped_relative_positions",
     "decay_bound",
     "format_matrix",
+    "next_logits",
     "frequency_table",
     "relative_shift_matrix",
     "rope_frequencies",

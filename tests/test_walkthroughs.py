@@ -363,6 +363,16 @@ KEY_NUMBERS: dict[str, list[str]] = {
         # where pair 0 is back at the angle of r = 2: 2 + 2 pi k
         "r = 2 + 2 pi k = " + ", ".join(f"{2 + 2 * math.pi * k:.2f}" for k in (1, 2, 3, 4)),
     ],
+    "20_generation_with_a_cache.py": [
+        # copy-back at the last of [1, 6, 3, 5] is 6 (two before it), then 3, 5, 6: the
+        # last three tokens repeat; cached or not, greedy decoding picks the same tokens
+        "with cache    [1, 6, 3, 5, 6, 3, 5, 6]",
+        "without       [1, 6, 3, 5, 6, 3, 5, 6]",
+        "The same tokens: True; the last three repeat: True.",
+        "largest |cached - full| over the 7 steps: 0.0",  # exactly the full pass's row
+        *(f"   {n:3} {n + 1:20} {(n + 1) ** 2:30}" for n in (8, 64, 512)),  # n + 1, (n + 1)^2
+        "largest difference 0\n",  # -m i is a constant of the row: softmax ignores it
+    ],
 }
 
 
