@@ -373,6 +373,14 @@ KEY_NUMBERS: dict[str, list[str]] = {
         *(f"   {n:3} {n + 1:20} {(n + 1) ** 2:30}" for n in (8, 64, 512)),  # n + 1, (n + 1)^2
         "largest difference 0\n",  # -m i is a constant of the row: softmax ignores it
     ],
+    "21_several_heads.py": [
+        "frequencies [1.0, 0.01]",  # 10000**(-2i/4), i = 0, 1: the 4 turned dims of 8
+        # Press et al.'s slopes for 4 heads, 2**(-2 (h + 1)), and -m d at d = 1, 4, 7
+        *(f"   {h:4}  {2 ** (-2 * (h + 1)):<10g} {-2 ** (-2 * (h + 1)):8.4f}"
+          f" {-4 * 2 ** (-2 * (h + 1)):8.4f} {-7 * 2 ** (-2 * (h + 1)):8.4f}" for h in range(4)),
+        "64 times less",  # 2**-2 / 2**-8
+        f"a guess among 8 is right on {1 / 8:.1%}",
+    ],
 }
 
 

@@ -1,0 +1,133 @@
+"""Lesson 21: several heads
+
+Question: with several heads, where do the positions go? Which of q, k, v does
+RoPE turn, how much of each head, and what slope does each ALiBi head get?
+
+Claim checked: RoPE turns q and k, never v, so that a score depends only on
+the offset of two tokens and an output does not carry where it stands. It may
+turn only part of each head (GPT-NeoX's partial rotary). It must turn pairs
+that stay inside one head: turning all of d_model in the half layout and then
+cutting it into heads leaves no single head's scores relative, only their sum.
+ALiBi gives each head its own slope, steep to gentle (Press et al.).
+
+Chapters 5, 6 and 9 (minipe/rotary.py, minipe/relative.py, minipe/heads.py).
+Run: python walkthroughs/21_several_heads.py [--step] [--svg]
+"""
+
+import math
+
+from lesson import Lesson
+
+from minipe import (
+    Embedding,
+    Matrix,
+    TinyModel,
+    accuracy,
+    alibi_slopes,
+    apply_rotary,
+    scaled_dot_product_attention,
+    train,
+)
+
+VOCAB, D, T = 8, 8, 8  # 8 token kinds, d_model = 8, trained on 8 tokens
+
+
+def score(q: Matrix, k: Matrix, m: int, n: int, layout: str = "interleaved") -> float:
+    """Row 0 of q turned at position m, dotted with row 0 of k turned at n."""
+    q_m = apply_rotary(q, start=m, layout=layout).rows[0]
+    k_n = apply_rotary(k, start=n, layout=layout).rows[0]
+    return sum(a * b for a, b in zip(q_m, k_n))
+
+
+def largest_difference(a: Matrix, b: Matrix) -> float:
+    return max(abs(x - y) for row_a, row_b in zip(a.rows, b.rows) for x, y in zip(row_a, row_b))
+
+
+# %% Turn q and k, not v
+if __name__ == "__main__":
+    lesson = Lesson(__doc__)
+    lesson.stage("RoPE turns q and k; v stays as it is")
+
+    q, k, v = (Embedding(4, 4, seed=s).weight for s in (1, 2, 3))  # 4 tokens, d = 4
+    print(f"   q_0 at 2 . k_0 at 5 = {score(q[:1], k[:1], 2, 5):.6f}")
+    print(f"   q_0 at 7 . k_0 at 10 = {score(q[:1], k[:1], 7, 10):.6f}   (the same offset, 3)")
+    shifts = {}
+    for turn_v in (False, True):
+        outputs = []
+        for start in (0, 5):  # the same 4 tokens at 0..3, then at 5..8
+            q_t, k_t = apply_rotary(q, start=start), apply_rotary(k, start=start)
+            v_t = apply_rotary(v, start=start) if turn_v else v
+            outputs.append(scaled_dot_product_attention(q_t, k_t, v_t, causal=True).output)
+        shifts[turn_v] = largest_difference(outputs[0], outputs[1])
+    print("Move the four tokens from positions 0..3 to 5..8; the outputs change by at most")
+    print(f"   {shifts[False]:.2g} with v as it is, and {shifts[True]:.4f} with v turned too.")
+    print("The weights depend on offsets only; a turned v carries each token's own")
+    print("position into the output.")
+
+# %% Part of each head
+if __name__ == "__main__":
+    lesson.stage("Partial rotary: d_model = 16, two heads of 8, rotary_fraction 1/2")
+
+    partial = TinyModel(VOCAB, 16, T, positions="rope", num_heads=2, rotary_fraction=0.5)
+    thetas = [round(theta, 6) for theta in partial.frequencies or []]
+    print(f"   frequencies {thetas}: theta_i = 10000^(-2i / 4), for the 4 turned dims")
+    ids = [1, 6, 3, 5, 2]
+    moved = partial.logits(ids, position_ids=[3, 4, 5, 6, 7])
+    print(f"   logits at positions 0..4 vs 3..7: largest difference "
+          f"{largest_difference(partial.logits(ids), moved):.2g}")
+    print("Each head turns its first 4 numbers and leaves 4, whose part of a score does")
+    print("not change with the offset; the scores stay relative, as with all turned.")
+
+# %% The half layout, cut after turning
+if __name__ == "__main__":
+    lesson.stage("Turn all of d_model = 8, then cut into two heads of 4")
+
+    print("Each head's part of q_0 . k_0 at positions (1, 3) vs (4, 6), offset 2 both:")
+
+    q8, k8 = Embedding(1, 8, seed=4).weight, Embedding(1, 8, seed=5).weight
+    for layout in ("interleaved", "half"):
+        parts = []
+        for at_q, at_k in ((1, 3), (4, 6)):  # the same offset, 2
+            q_m = apply_rotary(q8, start=at_q, layout=layout).rows[0]
+            k_n = apply_rotary(k8, start=at_k, layout=layout).rows[0]
+            per_head = [sum(a * b for a, b in zip(q_m[h * 4:(h + 1) * 4], k_n[h * 4:(h + 1) * 4]))
+                        for h in (0, 1)]
+            parts.append(per_head)
+        (a0, a1), (b0, b1) = parts
+        print(f"   {layout:11} head 0 {a0:+.5f} vs {b0:+.5f}, head 1 {a1:+.5f} vs {b1:+.5f}")
+        print(f"   {'':11} the sum  {a0 + a1:+.5f} vs {b0 + b1:+.5f}")
+    print("Interleaved pairs (2i, 2i + 1) stay in one head: each head's score is the")
+    print("same at offset 2 wherever it stands. Half pairs (i, i + 4) straddle the cut:")
+    print("only the sum of the heads is relative. Cut into heads first, then turn.")
+
+# %% One slope per head
+if __name__ == "__main__":
+    lesson.stage("ALiBi: one slope per head")
+
+    slopes = alibi_slopes(4)
+    print("   head  m          penalty at distance 1, 4, 7")
+    for h, m in enumerate(slopes):
+        print(f"   {h:4}  {m:<10g} {-m * 1:8.4f} {-m * 4:8.4f} {-m * 7:8.4f}")
+    print(f"At distance 7 head 0 charges {-slopes[0] * 7:.4f}, head 3 only {-slopes[3] * 7:.4f}: "
+          f"{slopes[0] / slopes[3]:g} times less.")
+    print("A steep head's weights fall fast with distance; a gentle one's barely do.")
+
+# %% Back in the lab
+if __name__ == "__main__":
+    lesson.stage("Copy-back with one ALiBi head (m = 1/2) and with four (the paper's m)")
+
+    steps, batch_size = 80, 4
+    shares = {}
+    for heads in (1, 4):
+        model = TinyModel(VOCAB, D, T, positions="alibi", num_heads=heads)
+        result = train(model, "copy-back", steps=steps, batch_size=batch_size,
+                       learning_rate=0.1, on_step=lesson.progress(f"{heads} heads", steps))
+        shares[heads] = accuracy(result.model, "copy-back")
+        print(f"   {heads} head(s), m = {', '.join(f'{m:g}' for m in model.alibi_slopes or ())}")
+        print(f"      loss {result.losses[0]:.3f} -> {result.losses[-1]:.3f}, "
+              f"right on {shares[heads]:.1%}")
+    print(f"Four heads did better: {shares[4] > shares[1]}; a guess among 8 is right on "
+          f"{1 / VOCAB:.1%}.")
+    ceiling = math.floor(max(shares.values()) * 10 + 1) * 10
+    print(f"Neither passes {ceiling}% after {steps} steps: here the paper's slopes help a")
+    print("little, and copy-back stays hard for ALiBi with one slope or four.")
