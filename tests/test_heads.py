@@ -150,6 +150,25 @@ def test_a_right_padded_batch_gives_each_text_its_unpadded_rows(positions: str) 
         assert allclose(logits[b][:len(text)], alone, rel_tol=1e-15, abs_tol=0.0)
 
 
+@pytest.mark.parametrize("positions", KINDS)
+def test_left_padding_with_positions_from_the_mask_gives_the_unpadded_rows(
+        positions: str) -> None:
+    model = TinyModel(6, 4, 8, positions=positions, seed=2, num_heads=2)
+    texts = [[1, 2, 3, 4, 5], [3, 1], [2, 2, 4]]
+    ids = [[0] * (5 - len(text)) + text for text in texts]  # padded on the left
+    mask = [[0] * (5 - len(text)) + [1] * len(text) for text in texts]
+    # position_ids as Hugging Face counts them: cumsum(mask) - 1, and 1 at the padding
+    pos = [[1] * (5 - len(text)) + list(range(len(text))) for text in texts]
+    logits = model.logits(ids, attention_mask=mask, position_ids=pos)
+    for b, text in enumerate(texts):
+        # a padding query of a causal model sees only padding keys, so no key at all: its
+        # attention output is zeros (chapter 4's rule), so its logits are 0 W_out = 0, no NaN
+        padding_rows = logits[b].rows[:5 - len(text)]
+        assert all(value == 0.0 for row in padding_rows for value in row)
+        real = logits[b][5 - len(text):]
+        assert allclose(real, model.logits(text), rel_tol=1e-15, abs_tol=0.0), b
+
+
 def test_a_one_sequence_is_a_matrix_and_a_batch_must_be_padded() -> None:
     model = TinyModel(6, 4, 8, num_heads=2)
     assert isinstance(model.logits([1, 2, 3]), Matrix)
