@@ -3,14 +3,15 @@
 Question: a model writes a text one token at a time. Must it run the whole
 sequence again for every new token, and what position does the new token get?
 
-Claim checked: in a causal model no token sees the ones after it, so the keys
-and values of the earlier tokens never change. Kept in a cache, they let each
-new token compute only its own row: its position is the cache's length, and
-RoPE's keys are stored already turned. The lesson checks that the cache gives
-the same tokens and the same numbers, counts what each way computes, and
-shows what a wrong position for the new token does to each kind.
+Claim checked (lecture 004): when queries and keys are turned by their
+positions, a score depends only on the offset, so a key turned once, at its
+own position, stays right. In a causal model no token sees the ones after it,
+so the keys and values of the earlier tokens never change: kept in a cache,
+they let each new token compute only its own row, at position len(cache).
+The lesson checks that the cache gives the same tokens and the same numbers,
+counts what each way computes, and shows what a wrong position does.
 
-Chapter 9 (minipe/generation.py, minipe/training.py, minipe/lab.py).
+Lecture 004, with chapter 9 (minipe/generation.py, minipe/training.py, minipe/lab.py).
 Run: python walkthroughs/20_generation_with_a_cache.py [--step] [--svg]
 """
 

@@ -3,14 +3,15 @@
 Question: with several heads, where do the positions go? Which of q, k, v does
 RoPE turn, how much of each head, and what slope does each ALiBi head get?
 
-Claim checked: RoPE turns q and k, never v, so that a score depends only on
-the offset of two tokens and an output does not carry where it stands. It may
-turn only part of each head (GPT-NeoX's partial rotary). It must turn pairs
-that stay inside one head: turning all of d_model in the half layout and then
-cutting it into heads leaves no single head's scores relative, only their sum.
-ALiBi gives each head its own slope, steep to gentle (Press et al.).
+Claim checked (lecture 004): RoPE turns q and k, never v, so that a score
+depends only on the offset of two tokens and an output does not carry where
+it stands. It may turn only part of each head (GPT-NeoX's partial rotary). It
+must turn pairs that stay inside one head: turning all of d_model in the half
+layout and then cutting it into heads leaves no single head's scores relative,
+only their sum. ALiBi gives each head its own slope, steep to gentle.
 
-Chapters 5, 6 and 9 (minipe/rotary.py, minipe/relative.py, minipe/heads.py).
+Lecture 004, with chapters 5, 6 and 9 (minipe/rotary.py, minipe/relative.py,
+minipe/heads.py).
 Run: python walkthroughs/21_several_heads.py [--step] [--svg]
 """
 
