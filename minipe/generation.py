@@ -63,12 +63,12 @@ def next_logits(model: TinyModel, cache: KVCache, token_id: int) -> tuple[list[f
         x = x + position_rows(model.positions, weights.get("position_embedding"), 1,
                               model.d_model, model.base, [pos])  # + P[pos]
     q_row, k_row, v_row = x @ weights["W_q"], x @ weights["W_k"], x @ weights["W_v"]  # (1, d)
-    hd = model.head_dim
+    head_dim = model.head_dim
     keys, values, outputs = [], [], []
     for h in range(model.num_heads):
-        q = columns(q_row, h * hd, (h + 1) * hd)  # (1, head_dim)
-        k = columns(k_row, h * hd, (h + 1) * hd)
-        v = columns(v_row, h * hd, (h + 1) * hd)
+        q = columns(q_row, h * head_dim, (h + 1) * head_dim)  # (1, head_dim)
+        k = columns(k_row, h * head_dim, (h + 1) * head_dim)
+        v = columns(v_row, h * head_dim, (h + 1) * head_dim)
         if model.frequencies is not None:  # turned once, at pos, and stored turned
             q = turned(q, model.frequencies, model.attention_scale, [pos])
             k = turned(k, model.frequencies, model.attention_scale, [pos])

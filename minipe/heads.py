@@ -135,12 +135,12 @@ class HeadsPass:
 def attend(model: HeadSettings, Q: Matrix, K: Matrix, V: Matrix,
            mask: list[list[bool]] | None, positions: Sequence[int] | None) -> HeadsPass:
     """Every head of one sequence: q, k, v (n, d_model) -> the heads joined (n, d_model)."""
-    hd = model.head_dim
+    head_dim = model.head_dim
     qs, ks, vs, weights, outputs = [], [], [], [], []
-    for h in range(model.num_heads):  # head h: columns h*hd .. (h+1)*hd - 1
-        q = columns(Q, h * hd, (h + 1) * hd)  # (n, head_dim)
-        k = columns(K, h * hd, (h + 1) * hd)
-        v = columns(V, h * hd, (h + 1) * hd)
+    for h in range(model.num_heads):  # head h: columns h*head_dim .. (h+1)*head_dim - 1
+        q = columns(Q, h * head_dim, (h + 1) * head_dim)  # (n, head_dim)
+        k = columns(K, h * head_dim, (h + 1) * head_dim)
+        v = columns(V, h * head_dim, (h + 1) * head_dim)
         if model.frequencies is not None:  # RoPE: turn pair i by pos * theta_i
             q = turned(q, model.frequencies, model.attention_scale, positions)
             k = turned(k, model.frequencies, model.attention_scale, positions)
@@ -159,14 +159,14 @@ def attend(model: HeadSettings, Q: Matrix, K: Matrix, V: Matrix,
 def attend_backward(model: HeadSettings, passed: HeadsPass, d_output: Matrix,
                     positions: Sequence[int] | None) -> tuple[Matrix, Matrix, Matrix]:
     """`attend` backwards: dloss/d(output) (n, d_model) -> dQ, dK, dV (n, d_model) each."""
-    hd = model.head_dim
+    head_dim = model.head_dim
     d_qs, d_ks, d_vs = [], [], []
     for h in range(model.num_heads):
         q, k, v, w = passed.q[h], passed.k[h], passed.v[h], passed.weights[h]
-        d_out = columns(d_output, h * hd, (h + 1) * hd)  # head h's columns
+        d_out = columns(d_output, h * head_dim, (h + 1) * head_dim)  # head h's columns
         d_w, d_v = matmul_backward(w, v, d_out)  # out = weights v
         d_scores = softmax_backward(w, d_w)  # masks and ALiBi are constants: no gradient
-        d_scaled = d_scores / math.sqrt(hd)  # scores = (q k^T) / sqrt(head_dim)
+        d_scaled = d_scores / math.sqrt(head_dim)  # scores = (q k^T) / sqrt(head_dim)
         d_q = d_scaled @ k  # (q k^T): dq = d(q k^T) k,  dk = d(q k^T)^T q
         d_k = d_scaled.T @ q
         if model.frequencies is not None:  # q and k were turned: turn dq, dk back
