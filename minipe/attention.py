@@ -151,9 +151,11 @@ def scaled_dot_product_attention(
     mask, if given, is a table of n_q rows of n_k booleans (lists or tuples;
     1 and 0 count as True and False), PyTorch's boolean attn_mask: mask[i][j]
     is True where query i may attend key j. Its False entries become -inf
-    scores; with causal=True a key must pass both. A query that may attend no
-    key at all (a padding row, say) gets zero weights and a zero output, not
-    0/0: PyTorch's own CPU function gives zeros there too (in 2023 it gave NaN).
+    scores; with causal=True a key must pass both (PyTorch refuses the two
+    together). A query that may attend no key at all (a padding row, say) gets
+    zero weights and a zero output, not 0/0. PyTorch gives zeros there too
+    since 2024, when its function began calling a "safe" softmax that zeroes
+    such rows; before, it gave NaN (pytorch/pytorch issue 103963).
     """
     _check_attention(q, k, v, causal, bias, mask)
     d_k = q.shape[1]

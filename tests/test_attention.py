@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -448,3 +450,18 @@ def test_mask_mistakes() -> None:
     for mask, error, words in cases:
         with pytest.raises(error, match=words):
             scaled_dot_product_attention(a, a, a, mask=mask)
+
+
+def test_a_mask_matches_pytorchs_boolean_attn_mask() -> None:
+    # Numbers from torch.nn.functional.scaled_dot_product_attention in float64, saved by
+    # tests/reference/make_batches_reference.py; its row 2 sees no key: torch gives zeros.
+    reference = json.loads((Path(__file__).parent / "reference" /
+                            "batches_reference.json").read_text())["attention_mask"]
+    result = scaled_dot_product_attention(Matrix(reference["q"]), Matrix(reference["k"]),
+                                          Matrix(reference["v"]), mask=reference["mask"])
+    assert allclose(result.output, reference["output"], rel_tol=1e-12, abs_tol=1e-14)
+    assert result.output[2].tolist() == reference["output"][2] == [0.0, 0.0]
+    case = reference["causal"]  # torch got the mask and the lower triangle combined
+    result = scaled_dot_product_attention(Matrix(case["q"]), Matrix(case["k"]), Matrix(case["v"]),
+                                          causal=True, mask=case["mask"])
+    assert allclose(result.output, case["output"], rel_tol=1e-12, abs_tol=1e-14)
