@@ -1,4 +1,4 @@
-"""python -m minipe [TEXT] and python -m minipe train: the commands of the book.
+"""python -m minipe [TEXT ...] and python -m minipe train: the commands of the book.
 
     python -m minipe
     python -m minipe "A man bites a dog" --d-model 8 --positions learned
@@ -7,6 +7,8 @@
     python -m minipe --positions rope      # rotate q and k; add nothing
     python -m minipe --positions alibi     # a distance penalty on the scores
     python -m minipe -- train              # the pipeline on the word "train" itself
+    python -m minipe "The cat sat on the mat" "A dog bites a man"   # a padded batch
+    python -m minipe "The cat sat on the mat" "the cat" --padding-side left
 
     python -m minipe train --positions rope --task previous-token
     python -m minipe train --positions none --task who-bites-whom    # blind to order
@@ -37,6 +39,7 @@ from typing import Callable, Iterator, TextIO
 
 from minipe.lab import TASKS, WORDS, accuracy, train
 from minipe.pipeline import DEFAULT_TEXT, POSITION_KINDS, numbers_held, run
+from minipe.pipeline_batch import run_batch
 from minipe.tokenizer import tokenize
 from minipe.training import TinyModel
 
@@ -54,9 +57,11 @@ def trace_parser() -> argparse.ArgumentParser:
         "instead: see `python -m minipe train --help`. To run the pipeline on a text that "
         "is a command's name, put -- before it: `python -m minipe -- train`.",
     )
-    parser.add_argument("text", nargs="?", default=DEFAULT_TEXT,
+    parser.add_argument("text", nargs="*", default=[DEFAULT_TEXT],
                         help=f"the text to run (default: {DEFAULT_TEXT!r}); its own words "
-                        "make the vocabulary. A text that is a command's name (train) "
+                        "make the vocabulary. Several texts make a padded batch: their ids, "
+                        "attention mask and position_ids, and a check that each text's real "
+                        "rows equal the text alone. A text that is a command's name (train) "
                         "goes after --")
     parser.add_argument("--d-model", type=int, default=8, metavar="N",
                         help="width of every embedding vector (default: 8)")
@@ -73,6 +78,9 @@ def trace_parser() -> argparse.ArgumentParser:
                         "positions: seed+1, attention weights: seed+2; default: 0)")
     parser.add_argument("--causal", action="store_true",
                         help="GPT's causal mask: token i attends only to tokens 0..i")
+    parser.add_argument("--padding-side", choices=("right", "left"), default=None,
+                        help="with several texts: pad after each text (right, the default) "
+                        "or before it (left, as generation wants)")
     return parser
 
 
@@ -175,14 +183,31 @@ def trace_command(argv: list[str]) -> int:
     """`python -m minipe [TEXT] ...`: print every stage; bad options exit 2."""
     parser = trace_parser()
     args = parser.parse_args(argv)
-    n = len(tokenize(args.text))
+    if len(args.text) > 1:
+        return batch_command(parser, args)
+    if args.padding_side is not None:
+        parser.error("--padding-side pads a batch: give two texts or more")
+    text = args.text[0]
+    n = len(tokenize(text))
     size = numbers_held(n, args.d_model, args.positions)  # run() refuses it past 4 GB
     try:
         with working(f"{n:,} tokens, {size:,} numbers to hold", size):
-            trace = run(args.text, d_model=args.d_model, positions=args.positions,
+            trace = run(text, d_model=args.d_model, positions=args.positions,
                         seed=args.seed, causal=args.causal)
     except (TypeError, ValueError) as error:
         parser.error(str(error))  # exits with status 2 and the message
+    print(trace)
+    return 0
+
+
+def batch_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """`python -m minipe TEXT TEXT ...`: the padded batch; bad options exit 2."""
+    try:
+        trace = run_batch(args.text, d_model=args.d_model, positions=args.positions,
+                          seed=args.seed, causal=args.causal,
+                          padding_side=args.padding_side or "right")
+    except (TypeError, ValueError) as error:
+        parser.error(str(error))
     print(trace)
     return 0
 

@@ -193,7 +193,7 @@ def run(
     if not tokens:
         raise ValueError(f"text {_clip(repr(text), 40)} has no tokens: give some words, like "
                          f"{DEFAULT_TEXT!r}")
-    _check_settings(d_model, positions, seed, causal)
+    check_settings(d_model, positions, seed, causal)
     n = len(tokens)
     check_table_size(numbers_held(n, d_model, positions),
                      f"run() on {n:,} tokens at d_model = {d_model}")
@@ -248,8 +248,8 @@ def numbers_held(n: int, d_model: int, positions: str = "sinusoidal") -> int:
     return head_weights + vectors + scores
 
 
-def _check_settings(d_model: int, positions: str, seed: int, causal: bool) -> None:
-    """run()'s door: the settings of one run, each with its sentence."""
+def check_settings(d_model: int, positions: str, seed: int, causal: bool) -> None:
+    """run()'s door: the settings of one run, each with its sentence (run_batch's too)."""
     checked_size(d_model, "d_model")
     checked_size(seed, "seed", minimum=0)
     checked_flag(causal, "causal")

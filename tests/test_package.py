@@ -33,9 +33,12 @@ ALLOWED_IMPORTS = {
     "rotary": {"arrays", "checks", "attention"},
     "relative": {"arrays", "batch", "broadcast", "checks", "embedding"},
     "context": {"arrays", "checks", "rotary"},  # past the context window: chapter 5's theta_i
+    "batches": set(),  # chapter 8: positions are data (plain lists of ints)
     "pipeline": {"arrays", "checks", "display", "tokenizer", "embedding", "positional",
                  "attention", "rotary", "relative"},
-    "__main__": {"lab", "pipeline", "tokenizer", "training"},  # the commands
+    "pipeline_batch": {"arrays", "checks", "display", "tokenizer", "embedding", "positional",
+                       "attention", "rotary", "relative", "batches", "pipeline"},
+    "__main__": {"lab", "pipeline", "pipeline_batch", "tokenizer", "training"},  # the commands
     # chapter 9, training: backpropagation written out, then the lab (its command: __main__)
     "gradients": {"arrays", "broadcast", "checks"},  # the backward rules: appendices only
     "training_checks": {"arrays", "checks", "rotary", "pipeline", "gradients"},  # 9's door
