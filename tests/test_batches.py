@@ -8,20 +8,30 @@ tests/reference/batches_reference.json by tests/reference/make_batches_reference
 from __future__ import annotations
 
 import json
+import math
 import random
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from minipe import (
+    Embedding,
     Matrix,
+    SingleHeadAttention,
     Tokenizer,
+    allclose,
     document_mask,
     pack_documents,
     position_ids,
     scaled_dot_product_attention,
+    sinusoidal_encoding,
 )
+from minipe.pipeline_batch import run_batch
+
+ROOT = Path(__file__).resolve().parent.parent
 
 REFERENCE: dict[str, Any] = json.loads(
     (Path(__file__).parent / "reference" / "batches_reference.json").read_text())
@@ -199,3 +209,81 @@ def test_with_the_document_mask_each_document_attends_as_if_alone() -> None:
 def test_document_mask_mistakes(positions: Any, error: type[Exception], words: str) -> None:
     with pytest.raises(error, match=words):
         document_mask(positions)
+
+
+# --- the pipeline on a padded batch (chapter 9) ----------------------------------------
+
+def naive_attention(x: list[list[float]], head: SingleHeadAttention) -> list[list[float]]:
+    """softmax(Q K^T / sqrt(d)) V with loops, on the rows of one text and nothing else."""
+    q, k, v = (Matrix(x) @ w for w in (head.W_q, head.W_k, head.W_v))
+    d = len(x[0])
+    out = []
+    for q_row in q.tolist():
+        exps = [math.exp(sum(a * b for a, b in zip(q_row, k_row)) / math.sqrt(d))
+                for k_row in k.tolist()]
+        weights = [e / sum(exps) for e in exps]
+        out.append([sum(w * v_row[c] for w, v_row in zip(weights, v.tolist()))
+                    for c in range(d)])
+    return out
+
+
+@pytest.mark.parametrize("side", ["right", "left"])
+def test_each_texts_real_rows_are_its_output_alone(side: str) -> None:
+    texts = ["The cat sat on the mat", "A dog bites a man", "the cat"]
+    trace = run_batch(texts, positions="sinusoidal", padding_side=side, seed=4)
+    tokenizer = Tokenizer.from_corpus(" ".join(texts))  # run_batch's vocabulary, as documented
+    tokens = Embedding(tokenizer.vocab_size, 8, seed=4)  # its seeds: tokens seed, head seed + 2
+    head = SingleHeadAttention(8, 8, seed=6)
+    for b, text in enumerate(texts):
+        ids = tokenizer.encode(text)
+        x = tokens(ids) + sinusoidal_encoding(len(ids), 8)  # positions 0..n-1: the text alone
+        expected = naive_attention(x.tolist(), head)
+        assert allclose(trace.real_rows(b, trace.outputs), expected, rel_tol=1e-12,
+                        abs_tol=1e-14)
+        assert trace.largest_difference(b, trace.outputs) == 0.0  # the same sums, exactly
+
+
+def test_positions_counted_by_column_move_the_tables_but_not_rope_or_alibi() -> None:
+    texts = ["The cat sat on the mat", "the cat"]
+    for kind, moves in [("sinusoidal", True), ("learned", True), ("rope", False),
+                        ("alibi", False), ("none", False)]:
+        left = run_batch(texts, positions=kind, padding_side="left")
+        assert left.largest_difference(0, left.by_column) == 0.0  # the longest: no padding
+        shift = left.largest_difference(1, left.by_column)  # 'the cat' at columns 4, 5
+        assert (shift > 0.1) if moves else (shift < 1e-15), (kind, shift)
+        right = run_batch(texts, positions=kind)  # right padding: columns are positions
+        assert right.largest_difference(1, right.by_column) == 0.0
+
+
+def test_run_batch_mistakes() -> None:
+    with pytest.raises(TypeError, match=r"texts must be a non-empty list of str.*for one "
+                       r"text, use run"):
+        run_batch("the cat")
+    with pytest.raises(TypeError, match="texts must be a non-empty list of str"):
+        run_batch([])
+    with pytest.raises(ValueError, match="padding_side must be 'right'"):
+        run_batch(["a", "b"], padding_side="up")
+    with pytest.raises(ValueError, match="positions must be one of"):
+        run_batch(["a", "b"], positions="absolute")
+
+
+def _command(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "minipe", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_the_command_shows_a_padded_batch_and_refuses_what_does_not_fit() -> None:
+    done = _command("The cat sat on the mat", "A dog bites a man", "--padding-side", "left")
+    assert done.returncode == 0 and done.stderr == ""
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("2 texts, padded on the left to 6 tokens with <|endoftext|>'s "
+                               "ID 10")
+    assert "   1 'A dog bites a man'      [10, 0, 3, 1, 0, 4]" in lines  # IDs as run_batch's
+    assert "   1 'A dog bites a man'      [0, 0, 1, 2, 3, 4]" in lines  # position_ids
+    assert lines.count("   1 'A dog bites a man'      0") == 1  # alone: no difference
+    assert "--padding-side" in _command("--help").stdout
+    one = _command("the cat", "--padding-side", "left")
+    assert one.returncode == 2 and "--padding-side pads a batch: give two texts or more" \
+        in one.stderr
+    empty = _command("the cat", "")
+    assert empty.returncode == 2 and "texts[1] = '' has no tokens" in empty.stderr
