@@ -1,4 +1,4 @@
-"""How much does chapter 9's readability cost? The training step against a plain loop.
+"""How much does chapter 10's readability cost? The training step against a plain loop.
 
 The job: one step's forward and backward pass, `TinyModel.loss_and_gradients`
 on a batch of 8 sequences of T = 8 tokens, d_model = 8, 5 token kinds, for each

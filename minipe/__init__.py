@@ -46,6 +46,7 @@ from minipe.display import format_matrix
 from minipe.embedding import Embedding
 from minipe.lab import TASKS, TrainingResult, accuracy, task_batch, train
 from minipe.pipeline import Trace, run
+from minipe.pipeline_batch import BatchTrace, run_batch
 from minipe.positional import (
     LearnedPositionalEmbedding,
     binary_encoding,
@@ -69,6 +70,7 @@ __all__ = [
     "AttentionResult",
     "Backprop",
     "Batch",
+    "BatchTrace",
     "Embedding",
     "LearnedPositionalEmbedding",
     "Matrix",
@@ -105,6 +107,7 @@ __all__ = [
     "rope_frequencies",
     "rotary_pairs",
     "run",
+    "run_batch",
     "scaled_dot_product_attention",
     "sinusoidal_denominators",
     "sinusoidal_encoding",

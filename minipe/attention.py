@@ -25,7 +25,7 @@ The next two chapters build on this one to do that:
     RotaryAttention    a head that rotates each query and key by its position
                        before the scores: RoPE (chapter 5, minipe/rotary.py)
 
-Left out: several heads, dropout, the output projection; training is chapter 9.
+Left out: several heads, dropout, the output projection; training is chapter 10.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Chapter 8 - the pipeline: every stage from text to attention, kept for inspection.
+"""Chapter 9 - the pipeline: every stage from text to attention, kept for inspection.
 
 Lecture 001's summary, as one function, from the text "The cat sat on the mat":
 

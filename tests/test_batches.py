@@ -26,10 +26,10 @@ from minipe import (
     document_mask,
     pack_documents,
     position_ids,
+    run_batch,
     scaled_dot_product_attention,
     sinusoidal_encoding,
 )
-from minipe.pipeline_batch import run_batch
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -39,13 +39,13 @@ ALLOWED_IMPORTS = {
     "pipeline_batch": {"arrays", "checks", "display", "tokenizer", "embedding", "positional",
                        "attention", "rotary", "relative", "batches", "pipeline"},
     "__main__": {"lab", "pipeline", "pipeline_batch", "tokenizer", "training"},  # the commands
-    # chapter 9, training: backpropagation written out, then the lab (its command: __main__)
+    # chapter 10, training: backpropagation written out, then the lab (its command: __main__)
     "gradients": {"arrays", "broadcast", "checks"},  # the backward rules: appendices only
     "training_checks": {"arrays", "checks", "rotary", "pipeline", "gradients"},  # 9's door
     "training": {"arrays", "checks", "attention", "embedding", "positional", "rotary",
                  "relative", "context", "pipeline", "gradients", "training_checks"},
     "lab": {"arrays", "checks", "gradients", "training"},
-    # chapter 10, the pictures: a package of small modules (minipe/plot/)
+    # chapter 11, the pictures: a package of small modules (minipe/plot/)
     "plot.table": {"broadcast", "checks", "arrays"},
     "plot.colors": set(),
     "plot.files": set(),
