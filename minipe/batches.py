@@ -72,7 +72,7 @@ def _running_total(values: Sequence[int]) -> list[int]:
     return totals
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PackedDocuments:
     """Documents end to end in one sequence, as DataCollatorWithFlattening makes them.
 
@@ -88,6 +88,10 @@ class PackedDocuments:
     ids: list[int]
     position_ids: list[int]
     labels: list[int]
+
+    def __repr__(self) -> str:
+        documents = self.position_ids.count(0)
+        return f"PackedDocuments(documents={documents}, tokens={len(self.ids)})"
 
 
 def pack_documents(documents: Sequence[Sequence[int]]) -> PackedDocuments:

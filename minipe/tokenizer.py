@@ -184,7 +184,7 @@ class Tokenizer:
         return f"Tokenizer(vocab_size={self.vocab_size})"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PaddedBatch:
     """Texts as a rectangle of IDs, and which entries are real.
 
@@ -194,6 +194,11 @@ class PaddedBatch:
 
     ids: list[list[int]]
     attention_mask: list[list[int]]
+
+    def __repr__(self) -> str:
+        real = sum(map(sum, self.attention_mask))
+        return (f"PaddedBatch(shape=({len(self.ids)}, {len(self.ids[0])}), "
+                f"real={real}, padding={len(self.ids) * len(self.ids[0]) - real})")
 
 
 def _check_batch_texts(texts: object, padding_side: object) -> None:

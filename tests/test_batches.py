@@ -23,6 +23,7 @@ from minipe import (
     SingleHeadAttention,
     Tokenizer,
     allclose,
+    apply_rotary,
     document_mask,
     pack_documents,
     position_ids,
@@ -287,3 +288,33 @@ def test_the_command_shows_a_padded_batch_and_refuses_what_does_not_fit() -> Non
         in one.stderr
     empty = _command("the cat", "")
     assert empty.returncode == 2 and "texts[1] = '' has no tokens" in empty.stderr
+
+
+def test_packed_with_rope_positions_and_the_document_mask_each_document_is_alone() -> None:
+    rng = random.Random(21)
+    lengths = [2, 4, 3]
+    q_rows = [[rng.uniform(-1, 1) for _ in range(4)] for _ in range(sum(lengths))]
+    k_rows = [[rng.uniform(-1, 1) for _ in range(4)] for _ in range(sum(lengths))]
+    v = Matrix([[rng.uniform(-1, 1) for _ in range(2)] for _ in range(sum(lengths))])
+    positions = pack_documents([[0] * n for n in lengths]).position_ids  # 0 1 0 1 2 3 0 1 2
+    q = apply_rotary(Matrix(q_rows), positions=positions)
+    k = apply_rotary(Matrix(k_rows), positions=positions)
+    packed = scaled_dot_product_attention(q, k, v, mask=document_mask(positions)).output
+    leaky = scaled_dot_product_attention(q, k, v, causal=True).output  # positions reset only
+    start = 0
+    for n in lengths:
+        rows = slice(start, start + n)
+        alone = scaled_dot_product_attention(
+            apply_rotary(Matrix(q_rows[rows])), apply_rotary(Matrix(k_rows[rows])),
+            Matrix(v.tolist()[rows]), causal=True).output  # positions 0..n-1, nothing else
+        assert allclose(packed.tolist()[rows], alone, rel_tol=1e-12, abs_tol=1e-15)
+        if start > 0:  # a later document sees the ones before it without the mask
+            assert not allclose(leaky.tolist()[rows], alone, rel_tol=1e-6, abs_tol=1e-6)
+        start += n
+
+
+def test_the_reprs_are_short() -> None:
+    batch = TOKENIZER.encode_batch(["The cat sat on the mat", "the cat"])
+    assert repr(batch) == "PaddedBatch(shape=(2, 6), real=8, padding=4)"  # 6 + 2 real of 12
+    assert repr(pack_documents([[1, 2], [3], [4, 5, 6]])) == \
+        "PackedDocuments(documents=3, tokens=6)"
