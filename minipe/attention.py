@@ -15,7 +15,10 @@ bites a dog" / "a dog bites a man"). That is why chapter 3 adds positions to
 the input before attention sees it.
 
 A causal mask (GPT) lets token i attend only to tokens 0..i: the scores for
-j > i become -inf, so their weights are exactly 0.
+j > i become -inf, so their weights are exactly 0. A boolean mask says it for
+any pattern: mask[i][j] is True where query i may attend key j. A padded batch
+hides its padding keys that way, packed documents the other documents
+(chapter 8).
 
 Positions can also enter here, inside attention, and leave the input alone.
 The next two chapters build on this one to do that:
@@ -115,7 +118,7 @@ def _no_weights(m: float, row: int | None) -> str:
 class AttentionResult:
     """Everything attention computed, kept for printing and checking.
 
-    scores   (n_q, n_k)  Q K^T / sqrt(d_k) + bias, with -inf where a mask hides j > i
+    scores   (n_q, n_k)  Q K^T / sqrt(d_k) + bias, with -inf where causal or mask hides j
     weights  (n_q, n_k)  softmax of each row of scores: every row sums to 1
     output   (n_q, d_v)  weights @ V: row i is token i's mix of the value rows
     """
@@ -231,7 +234,9 @@ def check_attention_mask(mask: object, n_q: int, n_k: int) -> None:
         if len(row) != n_k:
             raise ShapeError(f"mask[{i}] has {len(row)} entries but there are {n_k} keys: "
                              f"mask needs shape ({n_q}, {n_k}), one boolean per (query, key)")
-        for j, may in enumerate(row):
+        if set(map(type, row)) <= {bool, int} and set(row) <= {0, 1}:  # the usual row, whole
+            continue
+        for j, may in enumerate(row):  # only a row that fails: find its first bad entry
             if type(may) not in (bool, int) or may not in (0, 1):
                 raise ValueError(f"mask[{i}][{j}] = {may!r}: a mask holds True (may attend) "
                                  f"or False (may not), or 1 and 0; a number to add to the "
