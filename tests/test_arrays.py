@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+import random
+import sys
+from typing import Any, Callable
 
 import pytest
 
 from minipe import Batch, Matrix, ShapeError, Vector, add, allclose, subtract
+from minipe.vector import dot, dot_by_map
 
 # --- Vector -----------------------------------------------------------------
 
@@ -101,6 +104,26 @@ def test_matmul_agrees_with_the_textbook_triple_loop() -> None:
             for k in range(6):
                 expected[i][j] += a_rows[i][k] * b_rows[k][j]
     assert allclose(a @ b, expected)
+
+
+def test_both_forms_of_the_dot_product_agree_with_a_naive_loop() -> None:
+    # vector.py's dot is math.sumprod on CPython 3.12+ and dot_by_map before: each is
+    # compared with the textbook loop, total += a[j] * b[j], on rows of mixed signs
+    rng = random.Random(5)
+    forms: list[Callable[[list[float], list[float]], float]] = [dot_by_map]
+    if sys.version_info >= (3, 12):
+        forms.append(math.sumprod)
+    assert dot in forms  # the one the arrays use is one of those tested here
+    for length in (1, 2, 8, 64, 768):
+        a = [rng.uniform(-1.0, 1.0) for _ in range(length)]
+        b = [rng.uniform(-1.0, 1.0) for _ in range(length)]
+        naive = 0.0
+        for j in range(length):
+            naive += a[j] * b[j]
+        for form in forms:
+            assert math.isclose(form(a, b), naive, rel_tol=1e-12, abs_tol=1e-12)
+    assert dot_by_map([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]) == 32.0  # 4 + 10 + 18
+    assert Vector([1, 2, 3]).dot(Vector([4, 5, 6])) == 32.0  # by the same one line
 
 
 def test_matrix_shape_mistakes() -> None:
