@@ -9,12 +9,15 @@ matrices into a Batch.
     Matrix   shape (n, d)      a sequence: one row (a Vector) per token, or a weight W_q
     Batch    shape (b, n, d)   a stack of b sequences, all of one shape (batch.py)
 
-Each is a frozen dataclass over tuples (`v.values`, `m.rows`), built one way:
-by its constructor, which checks what it is given - numbers only, no NaN -
-and copies it, so nothing a caller holds can change it later. The check looks
-at a whole row at once (how many of its values are floats, and their sum,
-which is NaN if any of them is), and only a row that fails is read number by
-number, to say which one (the checks and their sentences: minipe/array_checks.py).
+Each is a frozen dataclass over tuples (`v.values`, `m.rows`), with
+`__slots__` (no dict per object: a table of 50,257 Vectors is not 50,257
+dicts), built one way: by its constructor, which checks what it is given -
+numbers only, no NaN - and copies it, so nothing a caller holds can change it
+later. The check is a quick look at C speed that touches each row once (how
+many values are floats, and the sum, which is NaN if any of them is; rows
+that are Vectors were checked when they were built, so only their widths are
+compared); only rows that fail it are read number by number, to say which
+one (the checks and their sentences: minipe/array_checks.py).
 One Matrix is made without reading its numbers again: `m.take(ids)` picks
 rows of m, numbers checked when m was built; only the IDs are checked.
 
@@ -42,17 +45,19 @@ from __future__ import annotations
 import collections.abc
 import math
 import operator
+from itertools import chain
+from math import isnan
 from operator import countOf
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Sequence, Union, overload
 
 from minipe.array_checks import (
+    Rows,
     checked_factor,
     checked_index,
     checked_rows,
     matmul_message,
     non_empty_slice,
-    same_width,
 )
 from minipe.broadcast import Nested, ShapeError, broadcast_elementwise, broadcast_shapes
 from minipe.checks import MAX_NUMBERS, check_ids, check_table_size, checked_size
@@ -74,15 +79,14 @@ class Matrix:
     """
 
     rows: tuple[tuple[float, ...], ...]
+    __slots__ = ("rows",)  # one slot, no __dict__: a small object
 
     def __init__(self, rows: Iterable[Vector | Iterable[Number]]) -> None:
-        if isinstance(rows, collections.abc.Iterator):
+        if type(rows) is not list and isinstance(rows, collections.abc.Iterator):
             rows = list(rows)  # a generator, map or zip: read it once
-        vectors = isinstance(rows, (list, tuple)) and countOf(map(type, rows), Vector) == len(rows)
-        if vectors and rows:
-            numbers = same_width(tuple(map(_VALUES, rows)), "Matrix rows")  # checked as Vectors
-        else:
-            numbers = checked_rows(rows, "Matrix rows")  # every number: floats, none NaN
+        numbers = float_rows(rows)  # a quick look, each row once: None if anything is off
+        if numbers is None:
+            numbers = checked_rows(rows, "Matrix rows")  # a closer one: names the culprit
         object.__setattr__(self, "rows", numbers)
 
     @classmethod
@@ -203,6 +207,9 @@ class Matrix:
     def __neg__(self) -> Matrix:
         return self * -1
 
+    def __reduce__(self) -> tuple[type[Matrix], tuple[Rows]]:
+        return (Matrix, (self.rows,))  # pickle and copy rebuild it by its constructor
+
     def tolist(self) -> list[list[float]]:
         return [list(row) for row in self.rows]
 
@@ -221,6 +228,39 @@ Array = Union[Vector, Matrix]
 # ---------------------------------------------------------------------------
 # What the constructors check, and what the operators share.
 # ---------------------------------------------------------------------------
+
+def float_rows(rows: object) -> Rows | None:
+    """`rows` as a tuple of float tuples of one width, if a quick look finds nothing wrong.
+
+    The look is at C speed and touches each row once. Rows that are Vectors
+    were checked when they were built: only their widths are compared. Rows
+    that are lists or tuples are copied into tuples (a tuple is kept, not
+    copied: it cannot change), then counted - one width, every number a
+    float - and summed: the sum of sums is NaN if any number is. None means
+    "look closer" (array_checks.checked_rows), not "wrong": a row holding
+    inf and -inf sums to NaN too, and only the closer look tells it has none.
+    """
+    if (type(rows) is not list and type(rows) is not tuple) or not rows:
+        return None
+    if countOf(map(type, rows), Vector) == len(rows):  # checked when they were built
+        numbers = tuple(map(_VALUES, rows))  # (n, d): each Vector's own tuple
+    elif _LIST_OR_TUPLE.issuperset(map(type, rows)):
+        numbers = tuple(map(tuple, rows))  # (n, d): copied once
+        count = len(numbers) * len(numbers[0])
+        if countOf(map(type, chain.from_iterable(numbers)), float) != count or not count:
+            return None  # an int, a bool, a string ... or rows of other widths
+    else:
+        return None
+    width = len(numbers[0])
+    if countOf(map(len, numbers), width) != len(numbers):
+        return None  # rows of different widths
+    if isnan(sum(map(sum, numbers))):
+        return None  # NaN somewhere (or inf and -inf in one row)
+    return numbers
+
+
+_LIST_OR_TUPLE = frozenset([list, tuple])
+
 
 def nested(value: object, verb: str) -> tuple[Nested, tuple[int, ...]]:
     """The numbers of an operand of + or - as nested tuples, with its shape.

@@ -58,6 +58,7 @@ class Vector:
     """
 
     values: tuple[float, ...]
+    __slots__ = ("values",)  # one slot, no __dict__: a small object
 
     def __init__(self, values: Iterable[Number]) -> None:
         numbers = tuple(values) if isinstance(values, (list, tuple, Vector)) else ()
@@ -127,6 +128,9 @@ class Vector:
 
     def __neg__(self) -> Vector:
         return self * -1
+
+    def __reduce__(self) -> tuple[type[Vector], tuple[tuple[float, ...]]]:
+        return (Vector, (self.values,))  # pickle and copy rebuild it by its constructor
 
     def tolist(self) -> list[float]:
         return list(self.values)

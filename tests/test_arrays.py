@@ -126,6 +126,29 @@ def test_both_forms_of_the_dot_product_agree_with_a_naive_loop() -> None:
     assert Vector([1, 2, 3]).dot(Vector([4, 5, 6])) == 32.0  # by the same one line
 
 
+def test_arrays_are_slots_without_a_dict() -> None:
+    # __slots__: a Vector, Matrix or Batch holds its one tuple and no __dict__
+    for array in (Vector([1.0]), Matrix([[1.0]]), Batch([[[1.0]]])):
+        assert not hasattr(array, "__dict__")
+        with pytest.raises(AttributeError):
+            setattr(array, "extra", 1)  # frozen, and no slot for it
+
+
+def test_the_quick_look_and_the_close_one_agree() -> None:
+    # rows as lists, tuples, Vectors, a zip or a generator: the same Matrix, numbers as given
+    expected = [[1.0, 2.0], [3.0, 4.0]]
+    for rows in ([[1.0, 2.0], [3.0, 4.0]], ((1.0, 2.0), (3.0, 4.0)), [[1, 2], [3, 4]],
+                 [Vector([1, 2]), Vector([3, 4])], zip([1.0, 3.0], [2.0, 4.0]),
+                 ([x, x + 1.0] for x in (1.0, 3.0))):
+        assert Matrix(rows).tolist() == expected
+    # a row with inf and -inf sums to NaN, yet holds no NaN: the closer look lets it in
+    assert Matrix([[math.inf, -math.inf]]).tolist() == [[math.inf, -math.inf]]
+    with pytest.raises(ShapeError, match=r"Matrix rows\[1\] has 1"):
+        Matrix([Vector([1, 2]), Vector([3])])  # Vectors of two widths
+    with pytest.raises(ValueError, match=r"Matrix rows\[1\]\[0\] is NaN"):
+        Matrix([[1.0], [math.nan]])
+
+
 def test_matrix_shape_mistakes() -> None:
     with pytest.raises(ShapeError, match=r"\(2, 3\) @ \(2, 3\)"):
         Matrix([[1, 2, 3], [4, 5, 6]]) @ Matrix([[1, 2, 3], [4, 5, 6]])
