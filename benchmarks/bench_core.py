@@ -185,7 +185,8 @@ def baseline_broadcast_add(batch: list[Table], table: Table) -> list[Table]:
             for matrix in batch]
 
 
-def baseline_lookup(table: Table, batch_ids: list[list[int]]) -> list[Sequence[list[float]]]:
+def baseline_lookup(table: Sequence[Sequence[float]],
+                    batch_ids: list[list[int]]) -> list[Sequence[Sequence[float]]]:
     """Row ids[t] of the table for every t of every sequence, with the library's checks.
 
     Checked as minipe checks them: every sequence a non-empty list of one length,
