@@ -18,8 +18,9 @@ many values are floats, and the sum, which is NaN if any of them is; rows
 that are Vectors were checked when they were built, so only their widths are
 compared); only rows that fail it are read number by number, to say which
 one (the checks and their sentences: minipe/array_checks.py).
-One Matrix is made without reading its numbers again: `m.take(ids)` picks
-rows of m, numbers checked when m was built; only the IDs are checked.
+Two Matrices are made without reading their numbers again: `m.take(ids)`
+and `m[a:b]` pick rows of m, numbers checked when m was built (only the IDs
+and the slice are checked).
 
 The operators return new objects, and their types follow the shapes:
 
@@ -115,8 +116,8 @@ class Matrix:
     def __getitem__(self, index: slice) -> Matrix: ...
     def __getitem__(self, index: int | tuple[int, int] | slice) -> Vector | float | Matrix:
         """m[i] is row i (a Vector); m[i, j] the number in row i, column j; m[a:b] rows a..b-1."""
-        if isinstance(index, slice):
-            return Matrix(non_empty_slice(self.rows[index], index, len(self), "Matrix"))
+        if isinstance(index, slice):  # rows a..b-1 of this Matrix, shared (see take)
+            return self._picked(non_empty_slice(self.rows[index], index, len(self), "Matrix"))
         if isinstance(index, tuple) and len(index) == 2:
             row = self.rows[checked_index(index[0], len(self.rows), "Matrix row")]
             return row[checked_index(index[1], len(row), "Matrix column")]
@@ -137,9 +138,14 @@ class Matrix:
         check_ids(ids, len(table), name, f"is out of range: the table has {len(table)} rows{why}, "
                                          f"so")
         rows = [table[token_id] for token_id in ids]  # row ids[t] of the table, for every t
-        taken = object.__new__(Matrix)  # not Matrix(rows): the numbers were checked in self
-        object.__setattr__(taken, "rows", tuple(rows))  # (len(ids), cols)
-        return taken
+        return self._picked(rows)  # (len(ids), cols)
+
+    def _picked(self, rows: Sequence[tuple[float, ...]]) -> Matrix:
+        """A Matrix of rows of this one (take, m[a:b]): not Matrix(rows), whose look at
+        the numbers would find what it found when this Matrix was built."""
+        picked = object.__new__(Matrix)
+        object.__setattr__(picked, "rows", tuple(rows))
+        return picked
 
     @property
     def T(self) -> Matrix:
