@@ -13,7 +13,7 @@ Each is a frozen dataclass over tuples (`v.values`, `m.rows`), with
 `__slots__` (no dict per object: a table of 50,257 Vectors is not 50,257
 dicts), built one way: by its constructor, which checks what it is given -
 numbers only, no NaN - and copies it, so nothing a caller holds can change it
-later. The check is a quick look at C speed that touches each row once (how
+later. The check is a quick look at C speed, two C loops over the numbers (how
 many values are floats, and the sum, which is NaN if any of them is; rows
 that are Vectors were checked when they were built, so only their widths are
 compared); only rows that fail it are read number by number, to say which
@@ -85,7 +85,7 @@ class Matrix:
     def __init__(self, rows: Iterable[Vector | Iterable[Number]]) -> None:
         if type(rows) is not list and isinstance(rows, collections.abc.Iterator):
             rows = list(rows)  # a generator, map or zip: read it once
-        numbers = float_rows(rows)  # a quick look, each row once: None if anything is off
+        numbers = float_rows(rows)  # a quick look at C speed: None if anything is off
         if numbers is None:
             numbers = checked_rows(rows, "Matrix rows")  # a closer one: names the culprit
         object.__setattr__(self, "rows", numbers)
@@ -238,7 +238,7 @@ Array = Union[Vector, Matrix]
 def float_rows(rows: object) -> Rows | None:
     """`rows` as a tuple of float tuples of one width, if a quick look finds nothing wrong.
 
-    The look is at C speed and touches each row once. Rows that are Vectors
+    The look is two C loops over the numbers, no Python loop. Rows that are Vectors
     were checked when they were built: only their widths are compared. Rows
     that are lists or tuples are copied into tuples (a tuple is kept, not
     copied: it cannot change), then counted - one width, every number a
@@ -248,7 +248,7 @@ def float_rows(rows: object) -> Rows | None:
     """
     if (type(rows) is not list and type(rows) is not tuple) or not rows:
         return None
-    if countOf(map(type, rows), Vector) == len(rows):  # checked when they were built
+    if type(rows[0]) is Vector and countOf(map(type, rows), Vector) == len(rows):  # checked
         numbers = tuple(map(_VALUES, rows))  # (n, d): each Vector's own tuple
     elif _LIST_OR_TUPLE.issuperset(map(type, rows)):
         numbers = tuple(map(tuple, rows))  # (n, d): copied once
