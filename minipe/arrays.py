@@ -18,9 +18,9 @@ many values are floats, and the sum, which is NaN if any of them is; rows
 that are Vectors were checked when they were built, so only their widths are
 compared); only rows that fail it are read number by number, to say which
 one (the checks and their sentences: minipe/array_checks.py).
-Two Matrices are made without reading their numbers again: `m.take(ids)`
-and `m[a:b]` pick rows of m, numbers checked when m was built (only the IDs
-and the slice are checked).
+Three Matrices are made without reading their numbers again: `m.take(ids)`
+and `m[a:b]` pick rows of m and `m.T` turns its columns into rows, numbers
+checked when m was built (only the IDs and the slice are checked).
 
 The operators return new objects, and their types follow the shapes:
 
@@ -141,16 +141,16 @@ class Matrix:
         return self._picked(rows)  # (len(ids), cols)
 
     def _picked(self, rows: Sequence[tuple[float, ...]]) -> Matrix:
-        """A Matrix of rows of this one (take, m[a:b]): not Matrix(rows), whose look at
-        the numbers would find what it found when this Matrix was built."""
+        """A Matrix of this one's own numbers (take, m[a:b], m.T), not Matrix(rows): a
+        second look at them would find what the first found when this Matrix was built."""
         picked = object.__new__(Matrix)
         object.__setattr__(picked, "rows", tuple(rows))
         return picked
 
     @property
     def T(self) -> Matrix:
-        """The transpose: row j of m.T is column j of m."""
-        return Matrix(zip(*self.rows))
+        """The transpose: row j of m.T is column j of m (its numbers, checked when m was built)."""
+        return self._picked(list(zip(*self.rows)))  # (cols, rows)
 
     @overload
     def __matmul__(self, other: Matrix) -> Matrix: ...

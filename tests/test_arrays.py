@@ -134,6 +134,14 @@ def test_arrays_are_slots_without_a_dict() -> None:
             setattr(array, "extra", 1)  # frozen, and no slot for it
 
 
+def test_slices_take_and_transpose_share_the_numbers_of_their_matrix() -> None:
+    # m[a:b] and m.take(ids) hold m's own row tuples; m.T m's own floats: nothing copied
+    m = Matrix([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    assert m[1:3].rows[0] is m.rows[1] and m.take([2, 0]).rows[0] is m.rows[2]
+    assert m.T.tolist() == [[1.0, 3.0, 5.0], [2.0, 4.0, 6.0]]  # row j is column j, by hand
+    assert m.T.rows[1][2] is m.rows[2][1] and m.T.T == m
+
+
 def test_the_quick_look_and_the_close_one_agree() -> None:
     # rows as lists, tuples, Vectors, a zip or a generator: the same Matrix, numbers as given
     expected = [[1.0, 2.0], [3.0, 4.0]]
