@@ -1,6 +1,6 @@
 """GPT-2's token table (50,257 x 768): what it costs to build and to look rows up from.
 
-Three measurements, at GPT-2's size unless --quick:
+Two measurements, at GPT-2's size unless --quick:
 
     1. Embedding(50257, 768): the build's time, against the plain loop of the same
        draws (rng.gauss, tuple per row, no checks), and its memory: how much the
@@ -16,7 +16,7 @@ Before timing, the lookup's library and baseline results must be the same number
 (resource.getrusage, Unix only; "n/a" elsewhere), so the build is measured first,
 in a fresh process, before anything else has grown the heap.
 
-    python benchmarks/bench_table.py            # GPT-2's size: about 30 s and 1.3 GB
+    python benchmarks/bench_table.py            # GPT-2's size: a minute or two, 1.6 GB
     python benchmarks/bench_table.py --quick    # 500 x 16: a smoke test, well under 1 s
     python benchmarks/bench_table.py --strict   # exit 1 if the lookup's ratio is over 1.5
 
