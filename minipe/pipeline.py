@@ -188,6 +188,19 @@ def run(
     >>> trace = run("The cat sat on the mat", d_model=8)
     >>> trace.token_ids, trace.input_embeddings.shape
     ((4, 0, 3, 2, 4, 1), (6, 8))
+
+    What a long text costs: the trace keeps every stage, and attention's
+    scores and weights are n x n, so memory and time grow with the square of
+    the number of tokens (each score is a dot product of d_model numbers).
+    Every number is a float object and a pointer to it in its row, 32 bytes,
+    where NumPy stores 8: 1,000 tokens at d_model 8 hold about 2 million
+    numbers, 66 MB (NumPy's arrays would take 17), and a text past 4 GB is
+    refused before anything is built. benchmarks/ measures the time.
+
+    >>> from minipe.checks import BYTES_PER_NUMBER
+    >>> held = numbers_held(1000, 8)  # numbers; then MB in Python, MB in NumPy's float64
+    >>> held, round(held * BYTES_PER_NUMBER / 1e6), round(held * 8 / 1e6)
+    (2064192, 66, 17)
     """
     tokens = tokenize(text)  # 1. text -> tokens (the door checks text is a str)
     if not tokens:

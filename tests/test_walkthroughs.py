@@ -162,6 +162,9 @@ KEY_NUMBERS: dict[str, list[str]] = {
         "tokens[b][t] + vector[b] for all (b, t)? True",
         f"{50257 * 768:,}",  # GPT-2's token table
         f"{1024 * 768:,}",  # GPT-2's position table
+        # 32 bytes a number (a 24-byte float object and an 8-byte pointer) against NumPy's 8
+        f"32 bytes, so the token table holds {50257 * 768 * 32 / 1e9:.2f} GB",
+        f"the bare 8 bytes: {50257 * 768 * 8 / 1e9:.2f} GB",
         "shape (1024, 768)",
     ],
     "06_relative_from_absolute.py": [
