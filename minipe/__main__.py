@@ -225,10 +225,18 @@ def ends_quietly(command: Callable[[list[str]], int], argv: list[str]) -> int:
     return status
 
 
+def book_command(argv: list[str]) -> int:
+    """`python -m minipe book [DIR] [--notebooks]`: see minipe/book/command.py."""
+    from minipe.book.command import book_command as build  # only now: the book is optional
+
+    return build(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    command = train_command if argv[:1] == ["train"] else trace_command
-    return ends_quietly(command, argv[1:] if command is train_command else argv)
+    commands = {"train": train_command, "book": book_command}
+    command = commands.get(argv[0], trace_command) if argv else trace_command
+    return ends_quietly(command, argv[1:] if command is not trace_command else argv)
 
 
 if __name__ == "__main__":
