@@ -3,8 +3,9 @@
 A module is cut into sections. Each starts where prose starts: the module's
 docstring, a run of whole-line comments, or a `def` or `class` whose docstring
 then moves above it (with the comments right above the `def`, if any). The
-section's code is every line up to the next one, less the prose lines; a
-comment at the end of a code line (a shape, a value) stays beside its line.
+section's code is every line up to the next one, less the prose lines (and a
+blank line right after them); a comment at the end of a code line (a shape, a
+value) stays beside its line.
 
 Code is coloured by Python's own tokenizer: keywords, strings, comments and
 numbers, with nothing guessed.
@@ -53,7 +54,8 @@ def sections(source: str) -> list[Section]:
     starts = sorted(set(anchors) | {1})
     found: list[Section] = []
     for start, end in zip(starts, starts[1:] + [len(lines) + 1]):
-        code = [number for number in range(start, end) if number not in prose_lines]
+        code = [number for number in range(start, end) if number not in prose_lines
+                and not (number - 1 in prose_lines and not lines[number - 1].strip())]
         while code and not lines[code[0] - 1].strip():
             code.pop(0)
         while code and not lines[code[-1] - 1].strip():

@@ -58,7 +58,7 @@ nav { max-width: 60rem; margin: 0 auto; padding: .6rem 1.5rem; display: flex;
 nav.top { border-bottom: 1px solid var(--rule); } nav.bottom { border-top: 1px solid var(--rule); }
 section.literate { margin: 1.4rem 0; }
 @media print {
-  nav { display: none; } body { font-size: 11pt; } main { max-width: none; padding: 0; }
+  html, body { background: #fff; } nav { display: none; } body { font-size: 11pt; } main { max-width: none; padding: 0; }
   a { color: inherit; text-decoration: none; } pre { white-space: pre-wrap; }
   pre.code, pre.output, figure { break-inside: avoid; } h2 { break-after: avoid; }
 }
@@ -124,7 +124,7 @@ def code_block(site: Site, here: str, repo_path: str, html_lines: list[str],
     previous = None
     for number in numbers:
         if previous is not None and number > previous + 1 and texts is None:
-            rows.append('<span class="ln">⋮</span>')  # lines moved into the prose above
+            rows.append('<span class="ln gap">…</span>')  # lines moved into the prose above
         line = html_lines[number - 1] if texts is None else texts[number]
         rows.append(f'<a class="ln" id="L{number}" href="{target}#L{number}">{number}</a>{line}')
         previous = number
