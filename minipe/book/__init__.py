@@ -43,6 +43,7 @@ from minipe.book.runs import LessonRun, cell_outputs, run_lessons
 from minipe.book.sources import (
     Lesson,
     chapter_order,
+    chapter_rows,
     lesson_chapters,
     lesson_paths,
     module_name,
@@ -50,6 +51,7 @@ from minipe.book.sources import (
     read_lesson,
 )
 
+BAR = "\\|"  # a bar inside a markdown table's cell
 ROOT = Path(__file__).resolve().parent.parent.parent  # the clone: minipe/book/ is two below
 
 __all__ = ["LessonRun", "ROOT", "build_book", "lesson_notebooks", "run_lessons"]
@@ -96,6 +98,7 @@ def build_book(out: Path, runs: Mapping[str, LessonRun], root: Path = ROOT) -> l
     chapters = chapter_order(root)
     lessons = [read_lesson(root, path) for path in lesson_paths(root)]
     uses = {lesson.stem: lesson_chapters(root, root / lesson.path) for lesson in lessons}
+    rows = chapter_rows(root)
     written: dict[str, str] = {"index.html": _index(site, chapters, lessons)}
     for at, name in enumerate(chapters):
         here = chapter_page(name)
@@ -108,6 +111,10 @@ def build_book(out: Path, runs: Mapping[str, LessonRun], root: Path = ROOT) -> l
                    f"{at + 1} of {len(chapters)} · the file: <a href=\""
                    f"{site.file(here, repo_path)}\">{html.escape(repo_path)}</a>"
                    f"<br>Lessons that use it: {used_by or 'none imports it directly'}</p>")
+        if name in rows:
+            number, teaches = rows[name]
+            heading += (f"\n<p class=\"lead\"><em>Chapter {html.escape(number)} of the map:"
+                        f"</em> {inline(teaches.replace(BAR, '|'), resolve)}</p>")
         source = (root / repo_path).read_text(encoding="utf-8")
         body = chapter_body(site, here, repo_path, source, sections(source), heading,
                                   resolve)

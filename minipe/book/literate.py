@@ -14,6 +14,7 @@ numbers, with nothing guessed.
 from __future__ import annotations
 
 import ast
+import functools
 import html
 import inspect
 import io
@@ -101,8 +102,10 @@ def _uncomment(line: str) -> str:
     return text[1:] if text.startswith(" ") else text
 
 
-def _tokens(source: str) -> list[tokenize.TokenInfo]:
-    return list(tokenize.generate_tokens(io.StringIO(source).readline))
+@functools.lru_cache(maxsize=64)
+def _tokens(source: str) -> tuple[tokenize.TokenInfo, ...]:
+    """The source's tokens, once per source: sections() and highlight() both read them."""
+    return tuple(tokenize.generate_tokens(io.StringIO(source).readline))
 
 
 def highlight(source: str) -> list[str]:

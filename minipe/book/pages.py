@@ -58,9 +58,9 @@ nav { max-width: 60rem; margin: 0 auto; padding: .6rem 1.5rem; display: flex;
 nav.top { border-bottom: 1px solid var(--rule); } nav.bottom { border-top: 1px solid var(--rule); }
 section.literate { margin: 1.4rem 0; }
 @media print {
-  html, body { background: #fff; } nav { display: none; } body { font-size: 11pt; } main { max-width: none; padding: 0; }
-  a { color: inherit; text-decoration: none; } pre { white-space: pre-wrap; }
-  pre.code, pre.output, figure { break-inside: avoid; } h2 { break-after: avoid; }
+  html, body { background: #fff; } nav { display: none; } body { font-size: 11pt; }
+  main { max-width: none; padding: 0; } a { color: inherit; text-decoration: none; }
+  pre { white-space: pre-wrap; } figure { break-inside: avoid; } h2 { break-after: avoid; }
 }
 """
 

@@ -132,6 +132,25 @@ def chapter_order(root: Path) -> list[str]:
     return order
 
 
+def chapter_rows(root: Path) -> dict[str, tuple[str, str]]:
+    """Each module the chapter map links: its row's number (or letter) and what it teaches,
+    as written (markdown). A package's link stands for all its modules."""
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    section = readme.partition("\n## The chapters")[2].partition("\n## ")[0]
+    rows: dict[str, tuple[str, str]] = {}
+    for line in section.split("\n"):
+        cells = re.split(r"(?<!\\)\|", line.strip().strip("|"))
+        if not line.startswith("| ") or len(cells) < 3 or not LINK.search(line):
+            continue
+        for link in LINK.findall(line):
+            name = module_name(root, root / link)
+            package = [path for path in (root / link).parent.glob("*.py")
+                       if (root / link).name == "__init__.py"]
+            for member in [name] + [module_name(root, path) for path in package]:
+                rows.setdefault(member, (cells[0].strip(), cells[2].strip()))
+    return rows
+
+
 def _minipe_imports(root: Path, name: str) -> set[str]:
     """The modules of minipe that module `name` imports from (`from minipe import x`:
     the module that defines x)."""
