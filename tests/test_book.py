@@ -189,7 +189,7 @@ def test_the_notebooks_are_valid_nbformat_4() -> None:
             for output in cell.get("outputs", []):
                 assert set(output) == OUTPUT_KEYS[output["output_type"]]
                 if output["output_type"] == "display_data":
-                    assert output["data"]["image/svg+xml"][0].startswith("<svg")
+                    assert output["data"]["image/svg+xml"].startswith("<svg")
 
 
 RUN_CELLS = """

@@ -45,7 +45,7 @@ def _code(number: int, count: int, code: str, outputs: list[Part]) -> dict[str, 
     for part in outputs:
         if part.figure:
             stored.append({"output_type": "display_data", "metadata": {},
-                           "data": {"image/svg+xml": _lines(part.text),
+                           "data": {"image/svg+xml": part.text,  # one string: smaller
                                     "text/plain": [f"<figure {part.figure}>"]}})
         elif stored and stored[-1]["output_type"] == "stream":
             stored[-1]["text"] = _lines("".join(stored[-1]["text"]) + part.text)  # type: ignore

@@ -5,7 +5,8 @@ under "## The chapters", in the order it links them. A link to a package's
 `__init__.py` stands for the whole package (its `__init__` first, then its
 modules, each after those it imports). A module the map does not link comes
 just before the first mapped module that imports it (the reading order is the
-import order), or at the end if none does.
+import order), or at the end if none does; a package always opens with its
+`__init__`.
 
 A lesson is a script of `# %%` cells: the first (its docstring and imports)
 has no marker; each other opens with `# %% title`, and its work sits under
@@ -129,6 +130,11 @@ def chapter_order(root: Path) -> list[str]:
         users = [at for at, other in enumerate(order) if other in mapped
                  and name in _minipe_imports(root, other)]
         order.insert(users[0] if users else len(order), name)
+    for name in list(order):  # a package's __init__ opens it: it comes before its modules
+        members = [at for at, other in enumerate(order) if other.startswith(name + ".")]
+        if members and order.index(name) > members[0]:
+            order.remove(name)
+            order.insert(members[0], name)
     return order
 
 
