@@ -260,3 +260,9 @@ def test_the_command_refuses_a_file_for_dir(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "is a file: DIR must be a directory" in done.stderr
+
+
+def test_a_missing_run_is_named(runs: dict[str, LessonRun]) -> None:
+    fewer = {stem: run for stem, run in runs.items() if stem != "01_text_to_ids"}
+    with pytest.raises(ValueError, match="runs has none for 01_text_to_ids"):
+        build_book(ROOT / "build" / "test-book-missing", fewer)

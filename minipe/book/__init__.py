@@ -97,6 +97,10 @@ def build_book(out: Path, runs: Mapping[str, LessonRun], root: Path = ROOT) -> l
     site = Site(root, out)
     chapters = chapter_order(root)
     lessons = [read_lesson(root, path) for path in lesson_paths(root)]
+    missing = [lesson.stem for lesson in lessons if lesson.stem not in runs]
+    if missing:
+        raise ValueError(f"build_book needs a run of every lesson (by stem), but runs has "
+                         f"none for {', '.join(missing)}: run_lessons() makes them")
     uses = {lesson.stem: lesson_chapters(root, root / lesson.path) for lesson in lessons}
     rows = chapter_rows(root)
     written: dict[str, str] = {"index.html": _index(site, chapters, lessons)}
@@ -190,6 +194,9 @@ def lesson_notebooks(runs: Mapping[str, LessonRun], root: Path = ROOT) -> dict[P
     """Each lesson's notebook: its path (beside the script) and its text."""
     notebooks = {}
     for path in lesson_paths(root):
+        if path.stem not in runs:
+            raise ValueError(f"lesson_notebooks needs a run of {path.stem}: run_lessons() "
+                             "makes one for every lesson")
         lesson = read_lesson(root, path)
         notebooks[path.with_suffix(".ipynb")] = notebook_text(lesson,
                                                               cell_outputs(lesson, runs[path.stem]))
