@@ -253,6 +253,13 @@ def test_a_module_is_cut_where_its_prose_starts() -> None:
                      ("Two lines of comment\nabove the function.\n\nDoubled.", (7, 9))]
 
 
+def test_a_comment_inside_brackets_stays_in_the_code() -> None:
+    # lines 2 and 5 are whole-line comments; line 2 sits inside the list's brackets
+    source = "x = [\n    # one\n    1,\n]\n# after\ny = 2\n"
+    found = [(section.prose, section.lines) for section in sections(source)]
+    assert found == [("", (1, 2, 3, 4)), ("after", (6,))]
+
+
 def test_the_command_refuses_a_file_for_dir(tmp_path: Path) -> None:
     a_file = tmp_path / "book.txt"
     a_file.write_text("")

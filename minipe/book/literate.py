@@ -84,9 +84,18 @@ def _documented(tree: ast.Module) -> list[tuple[Documented, int]]:
 
 
 def _comment_blocks(source: str) -> list[tuple[int, int]]:
-    """(first, last) line of each run of whole-line comments."""
-    whole = sorted(token.start[0] for token in _tokens(source)
-                   if token.type == tokenize.COMMENT and not token.line[:token.start[1]].strip())
+    """(first, last) line of each run of whole-line comments between statements (one
+    inside brackets, in the middle of a call or a list, stays in the code)."""
+    whole = []
+    depth = 0
+    for token in _tokens(source):
+        if token.type == tokenize.OP and token.string in "([{":
+            depth += 1
+        elif token.type == tokenize.OP and token.string in ")]}":
+            depth -= 1
+        elif (token.type == tokenize.COMMENT and depth == 0
+              and not token.line[:token.start[1]].strip()):
+            whole.append(token.start[0])
     blocks: list[tuple[int, int]] = []
     for number in whole:
         if blocks and blocks[-1][1] == number - 1:
