@@ -22,6 +22,7 @@ give the same bytes: no dates, no absolute paths, everything in a fixed order.
 
 from __future__ import annotations
 
+import ast
 import html
 import posixpath
 from pathlib import Path
@@ -163,7 +164,8 @@ def _index(site: Site, chapters: list[str], lessons: list[Lesson]) -> str:
     intro = readme.partition("\n\n")[2].partition("\n\n")[0]
     modules = "".join(f'<li><a href="{site.page(here, chapter_page(name))}">'
                       f"{module_path(site.root, name).relative_to(site.root).as_posix()}"
-                      "</a></li>" for name in chapters)
+                      f"</a>: {inline(_first_line(site.root, name), top)}</li>"
+                      for name in chapters)
     rows = "".join(f'<tr><td><a href="{site.page(here, lesson_page(lesson.stem))}">'
                    f"{html.escape(lesson.title)}</a></td><td>{html.escape(lesson.question)}"
                    "</td></tr>\n" for lesson in lessons)
@@ -188,6 +190,12 @@ def _index(site: Site, chapters: list[str], lessons: list[Lesson]) -> str:
     first = (chapter_page(chapters[0]), chapters[0]) if chapters else None
     nav = navigation(site, here, None, first)
     return frame("minipe: the book", body, nav)
+
+
+def _first_line(root: Path, name: str) -> str:
+    """The first line of the module's docstring: what it is about."""
+    tree = ast.parse(module_path(root, name).read_text(encoding="utf-8"))
+    return (ast.get_docstring(tree) or "").partition("\n")[0]
 
 
 def lesson_notebooks(runs: Mapping[str, LessonRun], root: Path = ROOT) -> dict[Path, str]:

@@ -57,6 +57,7 @@ nav { max-width: 60rem; margin: 0 auto; padding: .6rem 1.5rem; display: flex;
   justify-content: space-between; gap: 1rem; font-size: .9rem; color: var(--muted); }
 nav.top { border-bottom: 1px solid var(--rule); } nav.bottom { border-top: 1px solid var(--rule); }
 section.literate { margin: 1.4rem 0; }
+ol.contents { font-size: .95rem; color: var(--muted); margin: 1rem 0 1.5rem; }
 @media print {
   html, body { background: #fff; } nav { display: none; } body { font-size: 11pt; }
   main { max-width: none; padding: 0; } a { color: inherit; text-decoration: none; }
@@ -170,10 +171,12 @@ def lesson_body(site: Site, here: str, lesson: Lesson, outputs: list[list[Part]]
     source = (site.root / lesson.path).read_text(encoding="utf-8")
     lines = highlight(source)
     intro = lesson.doc.partition("\n")[2]
-    parts = [heading, blocks(intro, resolve)]
-    for cell, output in zip(lesson.cells, outputs):
+    contents = "".join(f'<li><a href="#cell-{at}">{inline(cell.title, resolve)}</a></li>'
+                       for at, cell in enumerate(lesson.cells) if cell.title)
+    parts = [heading, blocks(intro, resolve), f'<ol class="contents">{contents}</ol>']
+    for at, (cell, output) in enumerate(zip(lesson.cells, outputs)):
         if cell.title:
-            parts.append(f"<h2>{inline(cell.title, resolve)}</h2>")
+            parts.append(f'<h2 id="cell-{at}">{at}. {inline(cell.title, resolve)}</h2>')
         cell_html = highlight(cell.code)
         texts = {number: cell_html[at] for at, (number, _) in enumerate(cell.lines)}
         numbers = tuple(number for number, _ in cell.lines)
