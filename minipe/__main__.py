@@ -14,11 +14,17 @@
     python -m minipe train --positions none --task who-bites-whom    # blind to order
     python -m minipe train --positions learned --steps 100 --seed 3
 
+    python -m minipe book                  # the book: build/book/index.html
+    python -m minipe book --notebooks      # and the lessons' notebooks
+
 `train` trains a TinyModel on a task: on a terminal its progress is one line
 that redraws itself (step, loss, a bar); piped or redirected, a plain line
 every tenth of the run. Then a summary: the loss before and after, and the
 accuracy at the training length T and at 2T, where a learned table has no
 rows and says so. Installed, `minipe` is the same command: `minipe train`.
+
+`book` runs every lesson once and writes the chapters and the lessons as HTML
+pages to read without running anything (minipe/book/).
 
 In Python the function is `from minipe import train`: no module of the
 package is called `train`, so importing one never hides the function.
@@ -54,7 +60,8 @@ def trace_parser() -> argparse.ArgumentParser:
         "-> token embeddings -> + position encodings -> input embeddings -> attention. "
         "Every stage is printed with its shape and its first and last numbers.",
         epilog="`python -m minipe train ...` (or `minipe train ...`) trains a small model "
-        "instead: see `python -m minipe train --help`. To run the pipeline on a text that "
+        "instead: see `python -m minipe train --help`; `python -m minipe book` writes the book. "
+        "To run the pipeline on a text that "
         "is a command's name, put -- before it: `python -m minipe -- train`.",
     )
     parser.add_argument("text", nargs="*", default=[DEFAULT_TEXT],
@@ -250,10 +257,18 @@ def ends_quietly(command: Callable[[list[str]], int], argv: list[str]) -> int:
     return status
 
 
+def book_command(argv: list[str]) -> int:
+    """`python -m minipe book [DIR] [--notebooks]`: see minipe/book/command.py."""
+    from minipe.book.command import book_command as build  # only now: the book is optional
+
+    return build(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    command = train_command if argv[:1] == ["train"] else trace_command
-    return ends_quietly(command, argv[1:] if command is train_command else argv)
+    commands = {"train": train_command, "book": book_command}
+    command = commands.get(argv[0], trace_command) if argv else trace_command
+    return ends_quietly(command, argv[1:] if command is not trace_command else argv)
 
 
 if __name__ == "__main__":

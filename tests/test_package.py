@@ -38,7 +38,8 @@ ALLOWED_IMPORTS = {
                  "attention", "rotary", "relative"},
     "pipeline_batch": {"arrays", "checks", "display", "tokenizer", "embedding", "positional",
                        "attention", "rotary", "relative", "batches", "pipeline"},
-    "__main__": {"lab", "pipeline", "pipeline_batch", "tokenizer", "training"},  # the commands
+    "__main__": {"lab", "pipeline", "pipeline_batch", "tokenizer", "training",
+                 "book.command"},  # the commands
     # chapter 10, training: backpropagation written out, then the lab (its command: __main__)
     "gradients": {"arrays", "broadcast", "checks"},  # the backward rules: appendices only
     "training_checks": {"arrays", "checks", "rotary", "pipeline", "gradients"},  # 9's door
@@ -56,6 +57,16 @@ ALLOWED_IMPORTS = {
     "plot": {"plot.figures", "plot.svg", "plot.terminal", "plot.files"},
     "plot.__main__": {"__main__", "pipeline", "tokenizer", "plot.figures", "plot.files",
                       "plot.terminal"},  # __main__: how every command ends quietly
+    # the book (support, like plot/: no chapter imports it); only the standard library
+    "book.sources": set(),
+    "book.runs": {"book.sources"},
+    "book.prose": set(),
+    "book.literate": set(),
+    "book.pages": {"book.prose", "book.literate", "book.runs", "book.sources"},
+    "book.notebooks": {"book.runs", "book.sources"},
+    "book": {"book.pages", "book.prose", "book.literate", "book.notebooks", "book.runs",
+             "book.sources"},
+    "book.command": {"book", "book.runs", "book.sources"},
 }
 
 
