@@ -12,6 +12,8 @@
     python -m minipe train --positions none --task who-bites-whom    # blind to order
     python -m minipe train --positions learned --steps 100 --seed 3
 
+    python -m minipe exercises             # write a function, check it (see its --help)
+
 `train` trains a TinyModel on a task: on a terminal its progress is one line
 that redraws itself (step, loss, a bar); piped or redirected, a plain line
 every tenth of the run. Then a summary: the loss before and after, and the
@@ -225,8 +227,16 @@ def ends_quietly(command: Callable[[list[str]], int], argv: list[str]) -> int:
     return status
 
 
+def exercises_command(argv: list[str]) -> int:
+    """`python -m minipe exercises ...`: minipe/exercises/ (imported here, when asked for)."""
+    from minipe.exercises.__main__ import command
+    return command(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["exercises"]:
+        return ends_quietly(exercises_command, argv[1:])
     command = train_command if argv[:1] == ["train"] else trace_command
     return ends_quietly(command, argv[1:] if command is train_command else argv)
 
