@@ -35,7 +35,8 @@ ALLOWED_IMPORTS = {
     "context": {"arrays", "checks", "rotary"},  # past the context window: chapter 5's theta_i
     "pipeline": {"arrays", "checks", "display", "tokenizer", "embedding", "positional",
                  "attention", "rotary", "relative"},
-    "__main__": {"lab", "pipeline", "tokenizer", "training"},  # the commands
+    "__main__": {"lab", "pipeline", "tokenizer", "training",
+                 "exercises.__main__"},  # the commands (exercises: imported when asked for)
     # chapter 9, training: backpropagation written out, then the lab (its command: __main__)
     "gradients": {"arrays", "broadcast", "checks"},  # the backward rules: appendices only
     "training_checks": {"arrays", "checks", "rotary", "pipeline", "gradients"},  # 9's door
@@ -53,6 +54,18 @@ ALLOWED_IMPORTS = {
     "plot": {"plot.figures", "plot.svg", "plot.terminal", "plot.files"},
     "plot.__main__": {"__main__", "pipeline", "tokenizer", "plot.figures", "plot.files",
                       "plot.terminal"},  # __main__: how every command ends quietly
+    # support, not a chapter: the exercises (python -m minipe exercises); no chapter imports it
+    "exercises": set(),
+    "exercises.mistakes": set(),
+    "exercises.reference": {"arrays", "attention", "batch", "embedding", "gradients",
+                            "positional", "relative", "rotary", "tokenizer"},
+    "exercises.wrong": {"arrays", "attention", "exercises", "positional", "relative", "rotary"},
+    "exercises.catalogue": {"exercises", "relative"},
+    "exercises.checker": {"display", "exercises.catalogue", "exercises.mistakes"},
+    "exercises.solutions": set(),
+    "exercises.stubs": {"exercises.catalogue"},
+    "exercises.__main__": {"__main__", "exercises", "exercises.catalogue",
+                           "exercises.checker"},
 }
 
 

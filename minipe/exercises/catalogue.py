@@ -168,8 +168,8 @@ PE_MISTAKES = (("sin-cos-swapped", wrong.pe_swapped), ("halves-for-interleaved",
 EXERCISES = (
     Exercise(1, "01_encode", "encode", "tokenize and encode, with <|unk|>", "minipe/tokenizer.py",
              _encode_cases, reference.encode, (),
-             "Lower-case the text, find its tokens with re.findall(r\"<\\|\\w+\\|>|\\w+|[^\\w\\s]\", "
-             "text), then give each token its index in the vocabulary, or the index of "
+             "Lower-case the text, find its tokens with "
+             "re.findall(r\"<\\|\\w+\\|>|\\w+|[^\\w\\s]\", text), then give each token its index in the vocabulary, or the index of "
              "'<|unk|>' when it is not there (dict.get takes a default)."),
     Exercise(2, "02_lookup", "lookup", "an embedding lookup", "minipe/embedding.py",
              _lookup_cases, reference.lookup, (),
@@ -239,6 +239,7 @@ EXERCISES = (
     Exercise(14, "14_cached_step", "cached_step", "one cached generation step",
              "minipe/rotary.py", _step_cases, reference.cached_step,
              (("keys-turned-twice", wrong.step_keys_twice),
+              ("keys-turned-twice", wrong.step_all_keys_twice),
               ("missing-sqrt", wrong.step_unscaled),
               ("query-not-turned", wrong.step_query_not_turned)),
              "n = len(keys) is the new token's position. Turn q and k by n (exercise 10, or "

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from minipe.display import grid_line
+from minipe.display import format_number, grid_line
 from minipe.exercises.catalogue import Exercise, Function
 from minipe.exercises.mistakes import MISTAKES
 
@@ -97,7 +97,8 @@ def shape_of(value: Any) -> tuple[int, ...] | None:
     inner = {shape_of(item) for item in value}
     if len(inner) > 1 or None in inner:
         return None
-    return (len(value),) + (inner.pop() if inner else ())
+    rest = inner.pop() if inner else ()
+    return None if rest is None else (len(value),) + rest
 
 
 def rows_of(value: Any, shape: tuple[int, ...]) -> list[tuple[str, list[float]]]:
@@ -137,7 +138,8 @@ def grid(expected: Any, yours: Any, shape: tuple[int, ...]) -> list[str]:
         lines.append(f"  {'':<{width}}  yours       {grid_line(y)}")
         lines.append(f"  {'':<{width}}  difference  {grid_line(list(map(difference, e, y)))}")
     if len(differing) > SHOWN_ROWS:
-        lines.append(f"  ... and {len(differing) - SHOWN_ROWS} more rows of {len(pairs)} differ")
+        lines.append(f"  ... {len(differing) - SHOWN_ROWS} more differing (of {len(pairs)} "
+                     f"rows)")
     return lines
 
 
@@ -148,10 +150,17 @@ def describe_arg(value: Any) -> str:
         shape = shape_of(plain(value)) if not any(isinstance(v, str) for v in value) else None
         if shape is None:
             return f"<{len(value)} items>"
-        if len(shape) == 1 and shape[0] <= 8 or sum(1 for _ in _numbers(value)) <= 12:
+        numbers = _numbers(value)
+        if len(shape) == 1 and shape[0] <= 8:  # a few numbers: shown, floats to 5 digits
+            return "[" + ", ".join(map(_number, numbers)) + "]"
+        if len(numbers) <= 24 and all(isinstance(x, int) for x in numbers):  # a small mask
             return repr(value)
         return "<" + " x ".join(map(str, shape)) + " list>"
     return repr(value)
+
+
+def _number(x: Any) -> str:
+    return format_number(x) if isinstance(x, float) else repr(x)
 
 
 def _numbers(value: Any) -> list[Any]:
@@ -200,15 +209,17 @@ def _compare(exercise: Exercise, args: tuple[Any, ...], expected: Any, yours: Ou
              path: Path, call: str) -> Result | None:
     name = f"{exercise.function}()"
     if isinstance(yours.error, NotImplementedError) and "raise NotImplementedError" in yours.line:
+        line = yours.line.split(":")[0]
         return Result("not done", f"exercise {exercise.number} is not done yet: {name} in "
-                                  f"{path} still raises NotImplementedError ({yours.line}). "
-                                  f"Write its body; `hint {exercise.number}` gives a nudge.")
+                                  f"{path} still raises NotImplementedError ({line}). Write "
+                                  f"its body; `python -m minipe exercises hint "
+                                  f"{exercise.number}` gives a nudge.")
     key = recognise(exercise, args, yours, path)
     if yours.error is not None:
         where = f"your {yours.line}" if yours.line else "a line of minipe that it called"
         text = (f"{call}\n{name} raised {type(yours.error).__name__} at {where}\n"
                 f"    {type(yours.error).__name__}: {yours.error}")
-        return Result("wrong", text + _named(key), key)
+        return Result("wrong", text + (_named(key) if key else ""), key)
     try:
         value = plain(yours.value)
     except TypeError as error:
@@ -237,5 +248,6 @@ def _shape_text(expected: Any) -> str:
 
 def _named(key: str) -> str:
     if not key:
-        return "\nNot a mistake the checker knows by name: compare with the chapter, or ask for a hint."
+        return ("\nNot a mistake the checker knows by name: compare with the formula in the "
+                "stub's docstring, or ask for a hint.")
     return f"\nA known mistake, {key}: {MISTAKES[key].sentence()}."

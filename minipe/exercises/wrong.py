@@ -190,6 +190,13 @@ def step_keys_twice(q: list[float], k: list[float], v: list[float], keys: list[l
     return reference.cached_step(q, k, v, reference.turned_cache(keys), values)
 
 
+def step_all_keys_twice(q: list[float], k: list[float], v: list[float],
+                        keys: list[list[float]], values: list[list[float]]) -> list[float]:
+    """k turned at n, appended, and then every key turned again: the new one twice as well."""
+    k_turned = apply_rotary(Matrix([k]), start=len(keys)).tolist()[0]
+    return reference.cached_step(q, k_turned, v, reference.turned_cache(keys), values)
+
+
 def step_unscaled(q: list[float], k: list[float], v: list[float], keys: list[list[float]],
                   values: list[list[float]]) -> list[float]:
     scaled = [x * math.sqrt(len(q)) for x in q]  # sqrt(d) times the query: no division left

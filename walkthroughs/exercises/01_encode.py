@@ -1,4 +1,4 @@
-"""Exercise 01 - tokenize and encode, with <|unk|> (see minipe/tokenizer.py).
+r"""Exercise 01 - tokenize and encode, with <|unk|> (see minipe/tokenizer.py).
 
 Write encode(text, vocabulary): the token IDs of a text, chapter 1's Tokenizer.encode.
 
