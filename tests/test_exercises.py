@@ -84,8 +84,8 @@ def test_a_right_solution_written_another_way_passes(tmp_path: Path, number: int
 PE_ROW = ("def pe_position(pos, d_model):\n    row = []\n    for i in range(d_model // 2):\n"
           "        angle = {angle}\n        row.append(math.{first}(angle))\n"
           "        row.append(math.{second}(angle))\n    return row\n")
-PE_TABLE = PE_ROW + ("def pe_table(num_positions, d_model):\n"
-                     "    return [pe_position(pos{shift}, d_model) for pos in range(num_positions)]\n")
+PE_TABLE = PE_ROW + ("def pe_table(num_positions, d_model):\n    return [pe_position(pos{shift}, "
+                     "d_model) for pos in range(num_positions)]\n")
 RIGHT_ANGLE = "pos / 10000 ** (2 * i / d_model)"
 ROTATE = ("def rotate_row(row, pos, layout):\n    d = len(row)\n    out = list(row)\n"
           "    for i in range(d // 2):\n        a, b = {pairs}\n"
@@ -183,8 +183,9 @@ def test_every_catalogued_mistake_is_caught_and_named(tmp_path: Path, key: str, 
     result = _check(tmp_path, number, code)
     assert result.status == "wrong", result.text
     assert result.mistake == key, result.text
-    assert f"A known mistake, {key}: " in result.text
-    assert f"{MISTAKES[key].where()} has it right" in result.text
+    text = " ".join(result.text.split())  # the sentence is wrapped to the terminal
+    assert f"A known mistake, {key}: " in text
+    assert f"{MISTAKES[key].where()} has it right" in text
 
 
 def test_the_wrong_solutions_cover_the_whole_catalogue_and_issue_21s_list() -> None:
@@ -322,3 +323,50 @@ def test_help_teaches(capsys: pytest.CaptureFixture[str]) -> None:
     assert stopped.value.code == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "DONE = False / True" in text and "expected, yours, the difference" in text
+
+
+def _blocks(section: str) -> list[str]:
+    """The indented blocks of a README section, dedented, blank lines inside kept."""
+    blocks: list[list[str]] = []
+    inside = False
+    for line in section.splitlines():
+        if line.startswith("    "):
+            if not inside:
+                blocks.append([])
+            blocks[-1].append(line[4:])
+            inside = True
+        elif line.strip() and inside:
+            inside = False
+        elif inside:
+            blocks[-1].append("")
+    return ["\n".join(block).strip("\n") for block in blocks]
+
+
+def test_the_readmes_first_two_minutes_are_what_the_command_prints(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Exercises: the first two minutes\n")[1].split("\n## ")[0]
+    first, function, wrong, right = _blocks(section)
+    command, listing = first.split("\n\n")
+    assert command == "python -m minipe exercises"
+    folder = tmp_path / "walkthroughs" / "exercises"
+    folder.mkdir(parents=True)
+    _stubs(folder)
+    monkeypatch.chdir(tmp_path)  # as in the clone: the stubs are walkthroughs/exercises
+    assert main(["exercises"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    shown = listing.splitlines()
+    assert shown[:4] == printed[:4] and shown[4] == "..." and shown[5] == printed[-1]
+    stub = folder / "03_pe_position.py"
+    untouched = stub.read_text()
+    start = untouched.index("def pe_position(")
+    stub.write_text(untouched[:start] + function + "\n")
+    assert main(["exercises", "check", "3"]) == 1
+    assert capsys.readouterr().out.rstrip("\n") == wrong
+    swapped = function.replace("math.cos", "math.COS").replace("math.sin", "math.cos")
+    stub.write_text(untouched[:start] + swapped.replace("math.COS", "math.sin") + "\n")
+    assert main(["exercises", "check", "3"]) == 0
+    assert capsys.readouterr().out.rstrip("\n") == right
+    assert "knows twenty-five mistakes by name" in " ".join(section.split())
+    assert len(MISTAKES) == 25

@@ -169,8 +169,8 @@ EXERCISES = (
     Exercise(1, "01_encode", "encode", "tokenize and encode, with <|unk|>", "minipe/tokenizer.py",
              _encode_cases, reference.encode, (),
              "Lower-case the text, find its tokens with "
-             "re.findall(r\"<\\|\\w+\\|>|\\w+|[^\\w\\s]\", text), then give each token its index in the vocabulary, or the index of "
-             "'<|unk|>' when it is not there (dict.get takes a default)."),
+             "re.findall(r\"<\\|\\w+\\|>|\\w+|[^\\w\\s]\", text), then give each token "
+             "its index in the vocabulary, or the index of '<|unk|>' when it is not there (dict.get takes a default)."),
     Exercise(2, "02_lookup", "lookup", "an embedding lookup", "minipe/embedding.py",
              _lookup_cases, reference.lookup, (),
              "Nothing is multiplied: the answer's row t is the table's row ids[t]. Copy the "

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import math
+import textwrap
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -250,4 +251,4 @@ def _named(key: str) -> str:
     if not key:
         return ("\nNot a mistake the checker knows by name: compare with the formula in the "
                 "stub's docstring, or ask for a hint.")
-    return f"\nA known mistake, {key}: {MISTAKES[key].sentence()}."
+    return "\n" + textwrap.fill(f"A known mistake, {key}: {MISTAKES[key].sentence()}.", width=88)
