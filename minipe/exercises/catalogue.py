@@ -170,7 +170,8 @@ EXERCISES = (
              _encode_cases, reference.encode, (),
              "Lower-case the text, find its tokens with "
              "re.findall(r\"<\\|\\w+\\|>|\\w+|[^\\w\\s]\", text), then give each token "
-             "its index in the vocabulary, or the index of '<|unk|>' when it is not there (dict.get takes a default)."),
+             "its index in the vocabulary, or the index of '<|unk|>' when it is not there "
+             "(dict.get takes a default)."),
     Exercise(2, "02_lookup", "lookup", "an embedding lookup", "minipe/embedding.py",
              _lookup_cases, reference.lookup, (),
              "Nothing is multiplied: the answer's row t is the table's row ids[t]. Copy the "
