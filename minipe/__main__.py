@@ -58,7 +58,7 @@ def trace_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("text", nargs="?", default=DEFAULT_TEXT,
                         help=f"the text to run (default: {DEFAULT_TEXT!r}); its own words "
-                        "make the vocabulary. A text that is a command's name (train) "
+                        "make the vocabulary. A text that is a command's name (train, exercises) "
                         "goes after --")
     parser.add_argument("--d-model", type=int, default=8, metavar="N",
                         help="width of every embedding vector (default: 8)")

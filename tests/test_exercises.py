@@ -9,7 +9,10 @@ recognises the mistake, not whether wrong.py agrees with itself.
 from __future__ import annotations
 
 import inspect
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -370,3 +373,15 @@ def test_the_readmes_first_two_minutes_are_what_the_command_prints(
     assert capsys.readouterr().out.rstrip("\n") == right
     assert "knows twenty-five mistakes by name" in " ".join(section.split())
     assert len(MISTAKES) == 25
+
+
+def test_the_list_ends_quietly_when_its_reader_has_left() -> None:
+    """`python -m minipe exercises | head -0`: status 1, nothing on stderr (ends_quietly)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader left before the first line
+    try:
+        done = subprocess.run([sys.executable, "-m", "minipe", "exercises"], cwd=ROOT,
+                              stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (1, "")

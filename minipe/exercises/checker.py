@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from minipe.display import format_number, grid_line
-from minipe.exercises.catalogue import Exercise, Function
+from minipe.exercises.catalogue import Exercise, Function, call_each
 from minipe.exercises.mistakes import MISTAKES
 
 SHOWN_ROWS = 3  # the differing rows shown in a grid
@@ -170,7 +170,7 @@ def _numbers(value: Any) -> list[Any]:
 
 def describe(exercise: Exercise, args: tuple[Any, ...]) -> str:
     """How a case is called, in Python: 'pe_table(4, 6)'."""
-    if exercise.call.__name__ == "call_each":
+    if exercise.call is call_each:
         return f"{exercise.function}(r) for r in {describe_arg(args[0])}"
     return f"{exercise.function}({', '.join(map(describe_arg, args))})"
 
@@ -215,8 +215,8 @@ def _compare(exercise: Exercise, args: tuple[Any, ...], expected: Any, yours: Ou
                                   f"{path} still raises NotImplementedError ({line}). Write "
                                   f"its body; `python -m minipe exercises hint "
                                   f"{exercise.number}` gives a nudge.")
-    key = recognise(exercise, args, yours, path)
     if yours.error is not None:
+        key = recognise(exercise, args, yours, path)
         where = f"your {yours.line}" if yours.line else "a line of minipe that it called"
         text = (f"{call}\n{name} raised {type(yours.error).__name__} at {where}\n"
                 f"    {type(yours.error).__name__}: {yours.error}")
@@ -228,15 +228,16 @@ def _compare(exercise: Exercise, args: tuple[Any, ...], expected: Any, yours: Ou
                                f"should return numbers shaped like {_shape_text(expected)}"
                                f"{' - a return is missing?' if yours.value is None else ''}")
     shape, wanted = shape_of(value), shape_of(expected)
+    if shape == wanted and exercise.real_only:  # position_ids: padding may hold anything
+        value = [[y if real else e for y, e, real in zip(row_y, row_e, mask)]
+                 for row_y, row_e, mask in zip(value, expected, args[0])]
+    if shape == wanted and same(expected, value):
+        return None
+    key = recognise(exercise, args, yours, path)  # only for a case that failed
     if shape != wanted:
         return Result("wrong", f"{call}\nexpected shape {_shape_text(expected)}, yours is "
                                f"{'ragged (rows of different lengths)' if shape is None else shape}"
                                + _named(key), key)
-    if exercise.real_only:  # position_ids: padding may hold anything
-        value = [[y if real else e for y, e, real in zip(row_y, row_e, mask)]
-                 for row_y, row_e, mask in zip(value, expected, args[0])]
-    if same(expected, value):
-        return None
     assert wanted is not None
     lines = [call, *grid(expected, value, wanted)]
     return Result("wrong", "\n".join(lines) + _named(key), key)
