@@ -385,3 +385,21 @@ def test_the_list_ends_quietly_when_its_reader_has_left() -> None:
     finally:
         os.close(write_end)
     assert (done.returncode, done.stderr) == (1, "")
+
+
+def test_ctrl_c_in_the_learners_code_is_one_line_130_and_writes_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    stub = tmp_path / "06_softmax.py"
+    stub.write_text("DONE = True\ndef softmax(scores):\n    raise KeyboardInterrupt\n")
+    assert main(["exercises", "--dir", str(tmp_path), "check", "6"]) == 130
+    assert capsys.readouterr().err == "\nstopped by Ctrl-C\n"
+    assert stub.read_text().startswith("DONE = True\n")
+
+
+def test_a_solution_comes_with_the_solutions_it_calls(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "04_pe_table.py").write_text("DONE = False\ndef pe_table(n, d):\n    return []\n")
+    assert main(["exercises", "--dir", str(tmp_path), "solution", "4"]) == 0
+    printed = capsys.readouterr().out
+    # pe_table calls pe_position (exercise 3): that comes first, so the two run as printed
+    assert printed.index("def pe_position(") < printed.index("def pe_table(")

@@ -5,7 +5,8 @@
     python -m minipe exercises hint 3       # a nudge
     python -m minipe exercises solution 3   # one way to do it, once you have tried
 
-The stubs are walkthroughs/exercises/NN_name.py: open one, write the function
+Installed, `minipe exercises` is the same command. The stubs are
+walkthroughs/exercises/NN_name.py: open one, write the function
 its docstring asks for, and check it. Like every minipe command it ends quietly
 (Ctrl-C: one line, status 130; `| head`: status 1, no traceback).
 """
@@ -108,10 +109,19 @@ def solution_command(folder: Path, chosen: Exercise) -> int:
         print(f"exercise {chosen.number} has no try yet: write one and `check "
               f"{chosen.number}` first; `hint {chosen.number}` gives a nudge")
         return 1
-    print(f"One way to write exercise {chosen.number} (yours may differ and be just as right; "
-          f"it may call the other functions of minipe/exercises/solutions.py):\n")
-    print(inspect.getsource(getattr(solutions, chosen.function)), end="")
+    print(f"One way to write exercise {chosen.number}, from minipe/exercises/solutions.py "
+          f"(yours may differ and be just as right):\n")
+    for name in dict.fromkeys(_needed(chosen.function)):  # each once, helpers first
+        print(inspect.getsource(getattr(solutions, name)))
     return 0
+
+
+def _needed(function: str) -> list[str]:
+    """The solution `function` and the solutions it calls, those first: what it needs to run."""
+    source = inspect.getsource(getattr(solutions, function))
+    others = [item.function for item in EXERCISES if item.function != function]
+    called = [name for name in others if f"{name}(" in source]
+    return [helper for name in called for helper in _needed(name)] + [function]
 
 
 def command(argv: list[str]) -> int:

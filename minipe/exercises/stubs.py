@@ -53,13 +53,14 @@ def mark(path: Path, source: str, done: bool) -> str:
     if read(path) != source:
         return f"{path} changed while it was checked: nothing written, check it again"
     text = MARKER.sub(f"DONE = {done}", source, count=1)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+    target = path.resolve()  # a link to the stub stays a link; the stub itself is replaced
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
                                          suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
             file.write(text)
-        os.chmod(temporary, path.stat().st_mode & 0o7777)
-        os.replace(temporary, path)  # the old file or the new one, never half of either
+        os.chmod(temporary, target.stat().st_mode & 0o7777)
+        os.replace(temporary, target)  # the old file or the new one, never half of either
     except BaseException:
         os.unlink(temporary)
         raise
