@@ -8,8 +8,11 @@ recognises the mistake, not whether wrong.py agrees with itself.
 
 from __future__ import annotations
 
+import ast
 import inspect
+import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -272,6 +275,52 @@ def test_a_stub_edited_during_the_check_is_not_written(tmp_path: Path) -> None:
     path.write_text("DONE = False\n")
     said = stubs.mark(path, "DONE = False\n# an older text\n", True)
     assert "changed while it was checked" in said and path.read_text() == "DONE = False\n"
+
+
+def _examples(docstring: str) -> list[tuple[str, str]]:
+    """(call, shown value) for each `call -> value` line, continuation lines joined."""
+    lines: list[str] = []
+    for line in docstring.splitlines():
+        text = line.strip()
+        unbalanced = lines and lines[-1].count("[") > lines[-1].count("]")
+        if lines and (text.startswith("-> ") or unbalanced):
+            lines[-1] += " " + text
+        else:
+            lines.append(text)
+    examples = []
+    for line in lines:
+        call, arrow, shown = line.partition(" -> ")
+        shown = re.sub(r"\s{2,}\(.*\)$", "", shown.strip())  # a comment in parentheses
+        if arrow and call.rstrip().endswith((")", "]")):  # a call, or a list of calls
+            examples.append((call.strip(), shown))
+    return examples
+
+
+def _agrees(shown: object, actual: object) -> bool:
+    """Equal, numbers to the digits shown (0.54030 is cos 1 = 0.540302...); * is any value."""
+    if shown is None:
+        return True
+    if isinstance(shown, list):
+        return (isinstance(actual, list) and len(shown) == len(actual)
+                and all(map(_agrees, shown, actual)))
+    assert isinstance(shown, (int, float)) and isinstance(actual, (int, float))
+    return shown == actual or abs(shown - actual) <= 5e-5 * max(1.0, abs(actual))  # half a unit
+
+
+def test_every_example_in_a_stub_is_what_a_right_solution_returns() -> None:
+    checked = 0
+    for item in EXERCISES:
+        text = ast.get_docstring(ast.parse((STUBS / f"{item.stem}.py").read_text())) or ""
+        namespace = {name: getattr(solutions, name) for name in dir(solutions)}
+        vocabulary = re.search(r"vocabulary = (\[.*?\])", text)
+        if vocabulary:
+            namespace["vocabulary"] = eval(vocabulary.group(1))
+        for call, shown in _examples(text):
+            actual = eval(call, namespace)
+            expected = eval(shown.replace("*", "None"), {"inf": math.inf})
+            assert _agrees(expected, actual), (item.stem, call, actual)
+            checked += 1
+    assert checked == 22  # the examples `grep -- "->" walkthroughs/exercises/*.py` lists
 
 
 # ---------------------------------------------------------------------------
