@@ -52,13 +52,17 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the folder of the stubs (default: walkthroughs/exercises here, "
                         "else in the clone minipe runs from)")
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", title="verbs (none: the list)")
-    check_verb = verbs.add_parser("check", parents=[folder], help="check exercise N (no N: the "
-                                  "first not done); status 0 if right, 1 if not")
-    check_verb.add_argument("number", type=number, nargs="?", metavar="N")
-    for verb, text in (("hint", "a nudge for exercise N"),
-                       ("solution", "one way to solve exercise N, once your stub has a try")):
-        sub = verbs.add_parser(verb, parents=[folder], help=text)
-        sub.add_argument("number", type=number, metavar="N")
+    numbered = f"the exercise's number, 1 .. {len(EXERCISES)} (`{PROG}` lists them)"
+    text = ("check exercise N (no N: the first not done); status 0 if right, 1 if not. When it "
+            "is right, the stub's line DONE = False becomes DONE = True (and back if a later "
+            "check fails)")
+    check_verb = verbs.add_parser("check", parents=[folder], help=text, description=text)
+    check_verb.add_argument("number", type=number, nargs="?", metavar="N", help=numbered)
+    for verb, text in (("hint", "a nudge for exercise N: the steps, not the code"),
+                       ("solution", "one way to solve exercise N, and the solutions it calls; "
+                                    "only once your stub has a try")):
+        sub = verbs.add_parser(verb, parents=[folder], help=text, description=text)
+        sub.add_argument("number", type=number, metavar="N", help=numbered)
     return parser
 
 
