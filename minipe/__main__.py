@@ -16,6 +16,7 @@
 
     python -m minipe book                  # the book: build/book/index.html
     python -m minipe book --notebooks      # and the lessons' notebooks
+    python -m minipe exercises             # write a function, check it (see its --help)
 
 `train` trains a TinyModel on a task: on a terminal its progress is one line
 that redraws itself (step, loss, a bar); piped or redirected, a plain line
@@ -60,16 +61,16 @@ def trace_parser() -> argparse.ArgumentParser:
         "-> token embeddings -> + position encodings -> input embeddings -> attention. "
         "Every stage is printed with its shape and its first and last numbers.",
         epilog="`python -m minipe train ...` (or `minipe train ...`) trains a small model "
-        "instead: see `python -m minipe train --help`; `python -m minipe book` writes the book. "
-        "To run the pipeline on a text that "
-        "is a command's name, put -- before it: `python -m minipe -- train`.",
+        "instead: see `python -m minipe train --help`; `python -m minipe book` writes the book; "
+        "`python -m minipe exercises` lists the exercises. To run the pipeline on a text "
+        "that is a command's name, put -- before it: `python -m minipe -- train`.",
     )
     parser.add_argument("text", nargs="*", default=[DEFAULT_TEXT],
                         help=f"the text to run (default: {DEFAULT_TEXT!r}); its own words "
                         "make the vocabulary. Several texts make a padded batch: their ids, "
                         "attention mask and position_ids, and a check that each text's real "
-                        "rows equal the text alone. A text that is a command's name (train) "
-                        "goes after --")
+                        "rows equal the text alone. A text that is a command's name (train, "
+                        "book, exercises) goes after --")
     parser.add_argument("--d-model", type=int, default=8, metavar="N",
                         help="width of every embedding vector (default: 8)")
     parser.add_argument("--positions", choices=POSITION_KINDS, default="sinusoidal",
@@ -264,9 +265,17 @@ def book_command(argv: list[str]) -> int:
     return build(argv)
 
 
+def exercises_command(argv: list[str]) -> int:
+    """`python -m minipe exercises ...`: minipe/exercises/ (imported here, when asked for)."""
+    from minipe.exercises.__main__ import command  # only now: support, not a chapter
+
+    return command(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    commands = {"train": train_command, "book": book_command}
+    commands = {"train": train_command, "book": book_command,
+                "exercises": exercises_command}
     command = commands.get(argv[0], trace_command) if argv else trace_command
     return ends_quietly(command, argv[1:] if command is not trace_command else argv)
 

@@ -39,7 +39,7 @@ ALLOWED_IMPORTS = {
     "pipeline_batch": {"arrays", "checks", "display", "tokenizer", "embedding", "positional",
                        "attention", "rotary", "relative", "batches", "pipeline"},
     "__main__": {"lab", "pipeline", "pipeline_batch", "tokenizer", "training",
-                 "book.command"},  # the commands
+                 "book.command", "exercises.__main__"},  # the commands
     # chapter 10, training: backpropagation written out, then the lab (its command: __main__)
     "gradients": {"arrays", "broadcast", "checks"},  # the backward rules: appendices only
     "training_checks": {"arrays", "checks", "rotary", "pipeline", "gradients"},  # 9's door
@@ -67,6 +67,18 @@ ALLOWED_IMPORTS = {
     "book": {"book.pages", "book.prose", "book.literate", "book.notebooks", "book.runs",
              "book.sources"},
     "book.command": {"book", "book.runs", "book.sources"},
+    # support, not a chapter: the exercises (python -m minipe exercises); no chapter imports it
+    "exercises": set(),
+    "exercises.mistakes": set(),
+    "exercises.reference": {"arrays", "attention", "batch", "embedding", "gradients",
+                            "positional", "relative", "rotary", "tokenizer"},
+    "exercises.wrong": {"arrays", "attention", "exercises", "positional", "relative", "rotary"},
+    "exercises.catalogue": {"exercises", "relative"},
+    "exercises.checker": {"display", "exercises.catalogue", "exercises.mistakes"},
+    "exercises.solutions": set(),
+    "exercises.stubs": {"exercises.catalogue"},
+    "exercises.__main__": {"__main__", "exercises", "exercises.catalogue",
+                           "exercises.checker"},
 }
 
 
