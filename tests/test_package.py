@@ -70,8 +70,8 @@ ALLOWED_IMPORTS = {
     # support, not a chapter: the exercises (python -m minipe exercises); no chapter imports it
     "exercises": set(),
     "exercises.mistakes": set(),
-    "exercises.reference": {"arrays", "attention", "batch", "embedding", "gradients",
-                            "positional", "relative", "rotary", "tokenizer"},
+    "exercises.reference": {"arrays", "attention", "batch", "batches", "embedding",
+                            "gradients", "positional", "relative", "rotary", "tokenizer"},
     "exercises.wrong": {"arrays", "attention", "exercises", "positional", "relative", "rotary"},
     "exercises.catalogue": {"exercises", "relative"},
     "exercises.checker": {"display", "exercises.catalogue", "exercises.mistakes"},

@@ -232,7 +232,7 @@ EXERCISES = (
              "n = |r|; n < 8 -> n; else 8 + int(log(n / 8) / log(128 / 8) * 8), at most 15.",
              call=call_each),
     Exercise(13, "13_position_ids", "position_ids", "position_ids from a padding mask",
-             "minipe/exercises/reference.py", _position_ids_cases, reference.position_ids,
+             "minipe/batches.py", _position_ids_cases, reference.position_ids,
              (("arange-for-cumsum", wrong.position_ids_arange),
               ("positions-from-1", wrong.position_ids_from_1)),
              "Walk along each row keeping a running count of the 1s seen so far (cumsum); a "

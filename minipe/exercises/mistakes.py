@@ -48,7 +48,6 @@ POSITIONAL = "minipe/positional.py"
 ATTENTION = "minipe/attention.py"
 ROTARY = "minipe/rotary.py"
 GRADIENTS = "minipe/gradients.py"
-CHECKER = "minipe/exercises/reference.py"
 
 # The thirteen mistakes that issue 21 names, in its order; then a few more.
 MISTAKES = {m.key: m for m in [
@@ -90,7 +89,7 @@ MISTAKES = {m.key: m for m in [
     _mistake("arange-for-cumsum",
              "this is arange(n) on every row, but a left-padded row's first real token is at "
              "position 0: position_ids = cumsum(mask) - 1 at the real tokens",
-             ("minipe/batches.py", "cumsum"), (CHECKER, "cumsum(mask) - 1")),
+             ("minipe/batches.py", "positions = [total - 1 if real else 0")),
     _mistake("keys-turned-twice",
              "the cached keys were turned again: they were turned once, by their own "
              "positions, when they entered the cache; only the new query and key turn now, "

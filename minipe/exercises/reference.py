@@ -1,9 +1,7 @@
 """What each exercise is checked against: minipe's own functions, called the learner's way.
 
 Each function here takes the plain lists the learner's function takes, calls the
-chapter that computes the same thing, and returns plain lists. The one exception
-is `position_ids`, whose chapter is not in this checkout yet: a naive reference
-stands in, cumsum(mask) - 1 at the real tokens, written out below.
+chapter that computes the same thing, and returns plain lists.
 """
 
 from __future__ import annotations
@@ -11,6 +9,7 @@ from __future__ import annotations
 from minipe.arrays import Matrix, Vector
 from minipe.attention import scaled_dot_product_attention, softmax as minipe_softmax
 from minipe.batch import Batch
+from minipe.batches import position_ids as minipe_position_ids
 from minipe.embedding import Embedding
 from minipe.gradients import broadcast_backward as minipe_broadcast_backward
 from minipe.gradients import lookup_backward as minipe_lookup_backward
@@ -78,19 +77,8 @@ def t5_bucket(relative_position: int) -> int:
 
 
 def position_ids(attention_mask: list[list[int]]) -> list[list[int]]:
-    """The naive reference: a running count of the real tokens, minus 1: cumsum(mask) - 1.
-
-    Only the real tokens (mask 1) are checked; what a padding slot holds is not.
-    """
-    rows = []
-    for mask in attention_mask:
-        seen = 0
-        row = []
-        for real in mask:
-            seen += real  # cumsum(mask)
-            row.append(seen - 1 if real else 0)  # cumsum(mask) - 1 at the real tokens
-        rows.append(row)
-    return rows
+    """Chapter 8's position_ids: cumsum(mask) - 1 at the real tokens (only those are checked)."""
+    return minipe_position_ids(attention_mask)
 
 
 def cached_step(q: list[float], k: list[float], v: list[float], keys: list[list[float]],

@@ -1,4 +1,4 @@
-"""Exercise 13 - position_ids from a padding mask (see minipe/exercises/reference.py).
+"""Exercise 13 - position_ids from a padding mask (chapter 8, minipe/batches.py).
 
 Write position_ids(attention_mask): the position of every token of a padded batch.
 
