@@ -136,15 +136,23 @@ def baseline_sinusoidal(num_positions: int, d_model: int) -> Table:
 
 
 def baseline_matmul(a: Table, b: Table) -> Table:
-    """Plain (n, k) @ (k, m): transpose b once, then one sum(map(mul, ...)) per entry.
+    """Plain (n, k) @ (k, m): transpose b once, then one dot product per entry.
 
-    A nested comprehension, map(lambda ...) over the columns and
+    The dot product is the tightest one of the running interpreter:
+    math.sumprod on CPython 3.12+, sum(map(operator.mul, ...)) before. On 3.11,
+    a nested comprehension, map(lambda ...) over the columns and
     sum([x * y for x, y in zip(...)]) were also tried; this loop was the
-    fastest (the first two within noise of it, the last much slower).
+    fastest (the first two within noise of it, the last much slower). On 3.13,
+    list(map(math.sumprod, repeat(row), columns)) was within noise of it.
     """
-    mul = operator.mul
     columns = list(zip(*b))  # (m, k): column j of b
     product = []
+    if sys.version_info >= (3, 12):
+        sumprod = math.sumprod
+        for row in a:
+            product.append([sumprod(row, column) for column in columns])
+        return product
+    mul = operator.mul
     for row in a:
         product.append([sum(map(mul, row, column)) for column in columns])
     return product
@@ -159,7 +167,10 @@ def baseline_attention(x: Table, w_q: Table, w_k: Table, w_v: Table) -> Table:
     sqrt_d = math.sqrt(len(w_q[0]))
     weights = []
     for query in queries:
-        scores = [sum(map(mul, query, key)) / sqrt_d for key in keys]
+        if sys.version_info >= (3, 12):  # the tightest dot product of each interpreter
+            scores = [math.sumprod(query, key) / sqrt_d for key in keys]
+        else:
+            scores = [sum(map(mul, query, key)) / sqrt_d for key in keys]
         top = max(scores)  # subtract the row max: exp never overflows
         exps = [exp(score - top) for score in scores]
         total = sum(exps)
@@ -174,7 +185,8 @@ def baseline_broadcast_add(batch: list[Table], table: Table) -> list[Table]:
             for matrix in batch]
 
 
-def baseline_lookup(table: Table, batch_ids: list[list[int]]) -> list[Sequence[list[float]]]:
+def baseline_lookup(table: Sequence[Sequence[float]],
+                    batch_ids: list[list[int]]) -> list[Sequence[Sequence[float]]]:
     """Row ids[t] of the table for every t of every sequence, with the library's checks.
 
     Checked as minipe checks them: every sequence a non-empty list of one length,

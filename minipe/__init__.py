@@ -12,12 +12,13 @@ Read the chapters in this order:
     5 rotary.py      RoPE: rotate the queries and keys instead of adding positions
     6 relative.py    ALiBi, T5 buckets, clipped relative positions: biases on the scores
     7 context.py     past the context window: stretching RoPE (PI, NTK, YaRN, Llama 3.1)
-    8 pipeline.py    every stage at once: run(text) -> Trace
-    9 gradients.py   the backward rules, one function each (from minipe.gradients)
+    8 batches.py     positions are data: position_ids from a padding mask; packed documents
+    9 pipeline.py    every stage at once: run(text) -> Trace; several texts: a padded batch
+   10 gradients.py   the backward rules, one function each (from minipe.gradients)
       training.py    backpropagation written out: TinyModel learns where tokens are
                      (its door, the argument checks: training_checks.py)
       lab.py         tasks that need positions, Adam, train(); python -m minipe train
-   10 plot/          pictures: terminal heatmaps and SVG (import minipe.plot for them)
+   11 plot/          pictures: terminal heatmaps and SVG (import minipe.plot for them)
 
 The chapters stand on two appendices, to read when curiosity calls:
 
@@ -30,6 +31,7 @@ Importing minipe does nothing but define these names; it does not import plot.
 
 from minipe.arrays import Matrix, Vector
 from minipe.batch import Batch, add, allclose, subtract
+from minipe.batches import PackedDocuments, document_mask, pack_documents, position_ids
 from minipe.attention import (
     AttentionResult,
     SingleHeadAttention,
@@ -45,6 +47,7 @@ from minipe.embedding import Embedding
 from minipe.generation import KVCache, next_logits
 from minipe.lab import TASKS, TrainingResult, accuracy, task_batch, train
 from minipe.pipeline import Trace, run
+from minipe.pipeline_batch import BatchTrace, run_batch
 from minipe.positional import (
     LearnedPositionalEmbedding,
     binary_encoding,
@@ -61,17 +64,20 @@ from minipe.relative import (
     t5_relative_bucket,
 )
 from minipe.rotary import RotaryAttention, apply_rotary, rotary_pairs
-from minipe.tokenizer import Tokenizer
+from minipe.tokenizer import PaddedBatch, Tokenizer
 from minipe.training import Backprop, TinyModel
 
 __all__ = [
     "AttentionResult",
     "Backprop",
     "Batch",
+    "BatchTrace",
     "Embedding",
     "KVCache",
     "LearnedPositionalEmbedding",
     "Matrix",
+    "PackedDocuments",
+    "PaddedBatch",
     "PairFrequency",
     "RelativePositionEmbedding",
     "RotaryAttention",
@@ -94,13 +100,17 @@ __all__ = [
     "causal_mask",
     "clipped_relative_positions",
     "decay_bound",
+    "document_mask",
     "format_matrix",
     "next_logits",
     "frequency_table",
+    "pack_documents",
+    "position_ids",
     "relative_shift_matrix",
     "rope_frequencies",
     "rotary_pairs",
     "run",
+    "run_batch",
     "scaled_dot_product_attention",
     "sinusoidal_denominators",
     "sinusoidal_encoding",

@@ -1,4 +1,4 @@
-"""python -m minipe [TEXT] and python -m minipe train: the commands of the book.
+"""python -m minipe [TEXT ...] and python -m minipe train: the commands of the book.
 
     python -m minipe
     python -m minipe "A man bites a dog" --d-model 8 --positions learned
@@ -7,16 +7,25 @@
     python -m minipe --positions rope      # rotate q and k; add nothing
     python -m minipe --positions alibi     # a distance penalty on the scores
     python -m minipe -- train              # the pipeline on the word "train" itself
+    python -m minipe "The cat sat on the mat" "A dog bites a man"   # a padded batch
+    python -m minipe "The cat sat on the mat" "the cat" --padding-side left
 
     python -m minipe train --positions rope --task previous-token
     python -m minipe train --positions none --task who-bites-whom    # blind to order
     python -m minipe train --positions learned --steps 100 --seed 3
+
+    python -m minipe book                  # the book: build/book/index.html
+    python -m minipe book --notebooks      # and the lessons' notebooks
+    python -m minipe exercises             # write a function, check it (see its --help)
 
 `train` trains a TinyModel on a task: on a terminal its progress is one line
 that redraws itself (step, loss, a bar); piped or redirected, a plain line
 every tenth of the run. Then a summary: the loss before and after, and the
 accuracy at the training length T and at 2T, where a learned table has no
 rows and says so. Installed, `minipe` is the same command: `minipe train`.
+
+`book` runs every lesson once and writes the chapters and the lessons as HTML
+pages to read without running anything (minipe/book/).
 
 In Python the function is `from minipe import train`: no module of the
 package is called `train`, so importing one never hides the function.
@@ -37,6 +46,7 @@ from typing import Callable, Iterator, TextIO
 
 from minipe.lab import TASKS, WORDS, accuracy, train
 from minipe.pipeline import DEFAULT_TEXT, POSITION_KINDS, numbers_held, run
+from minipe.pipeline_batch import run_batch
 from minipe.tokenizer import tokenize
 from minipe.training import TinyModel
 
@@ -51,13 +61,16 @@ def trace_parser() -> argparse.ArgumentParser:
         "-> token embeddings -> + position encodings -> input embeddings -> attention. "
         "Every stage is printed with its shape and its first and last numbers.",
         epilog="`python -m minipe train ...` (or `minipe train ...`) trains a small model "
-        "instead: see `python -m minipe train --help`. To run the pipeline on a text that "
-        "is a command's name, put -- before it: `python -m minipe -- train`.",
+        "instead: see `python -m minipe train --help`; `python -m minipe book` writes the book; "
+        "`python -m minipe exercises` lists the exercises. To run the pipeline on a text "
+        "that is a command's name, put -- before it: `python -m minipe -- train`.",
     )
-    parser.add_argument("text", nargs="?", default=DEFAULT_TEXT,
+    parser.add_argument("text", nargs="*", default=[DEFAULT_TEXT],
                         help=f"the text to run (default: {DEFAULT_TEXT!r}); its own words "
-                        "make the vocabulary. A text that is a command's name (train) "
-                        "goes after --")
+                        "make the vocabulary. Several texts make a padded batch: their ids, "
+                        "attention mask and position_ids, and a check that each text's real "
+                        "rows equal the text alone. A text that is a command's name (train, "
+                        "book, exercises) goes after --")
     parser.add_argument("--d-model", type=int, default=8, metavar="N",
                         help="width of every embedding vector (default: 8)")
     parser.add_argument("--positions", choices=POSITION_KINDS, default="sinusoidal",
@@ -73,6 +86,9 @@ def trace_parser() -> argparse.ArgumentParser:
                         "positions: seed+1, attention weights: seed+2; default: 0)")
     parser.add_argument("--causal", action="store_true",
                         help="GPT's causal mask: token i attends only to tokens 0..i")
+    parser.add_argument("--padding-side", choices=("right", "left"), default=None,
+                        help="with several texts: pad after each text (right, the default) "
+                        "or before it (left, as generation wants)")
     return parser
 
 
@@ -175,14 +191,31 @@ def trace_command(argv: list[str]) -> int:
     """`python -m minipe [TEXT] ...`: print every stage; bad options exit 2."""
     parser = trace_parser()
     args = parser.parse_args(argv)
-    n = len(tokenize(args.text))
+    if len(args.text) > 1:
+        return batch_command(parser, args)
+    if args.padding_side is not None:
+        parser.error("--padding-side pads a batch: give two texts or more")
+    text = args.text[0]
+    n = len(tokenize(text))
     size = numbers_held(n, args.d_model, args.positions)  # run() refuses it past 4 GB
     try:
         with working(f"{n:,} tokens, {size:,} numbers to hold", size):
-            trace = run(args.text, d_model=args.d_model, positions=args.positions,
+            trace = run(text, d_model=args.d_model, positions=args.positions,
                         seed=args.seed, causal=args.causal)
     except (TypeError, ValueError) as error:
         parser.error(str(error))  # exits with status 2 and the message
+    print(trace)
+    return 0
+
+
+def batch_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """`python -m minipe TEXT TEXT ...`: the padded batch; bad options exit 2."""
+    try:
+        trace = run_batch(args.text, d_model=args.d_model, positions=args.positions,
+                          seed=args.seed, causal=args.causal,
+                          padding_side=args.padding_side or "right")
+    except (TypeError, ValueError) as error:
+        parser.error(str(error))
     print(trace)
     return 0
 
@@ -225,10 +258,26 @@ def ends_quietly(command: Callable[[list[str]], int], argv: list[str]) -> int:
     return status
 
 
+def book_command(argv: list[str]) -> int:
+    """`python -m minipe book [DIR] [--notebooks]`: see minipe/book/command.py."""
+    from minipe.book.command import book_command as build  # only now: the book is optional
+
+    return build(argv)
+
+
+def exercises_command(argv: list[str]) -> int:
+    """`python -m minipe exercises ...`: minipe/exercises/ (imported here, when asked for)."""
+    from minipe.exercises.__main__ import command  # only now: support, not a chapter
+
+    return command(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    command = train_command if argv[:1] == ["train"] else trace_command
-    return ends_quietly(command, argv[1:] if command is train_command else argv)
+    commands = {"train": train_command, "book": book_command,
+                "exercises": exercises_command}
+    command = commands.get(argv[0], trace_command) if argv else trace_command
+    return ends_quietly(command, argv[1:] if command is not trace_command else argv)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Iterable  # isinstance: quicker than typing's
-from itertools import chain
 from typing import Any, Sequence, TypeVar
 
 from minipe.broadcast import ShapeError
@@ -30,17 +29,15 @@ Rows = tuple[tuple[float, ...], ...]
 def checked_rows(rows: object, what: str) -> Rows:
     """The rows as tuples of floats, all of one length; a sentence naming a bad one otherwise.
 
-    The rows are looked at whole, at C speed: how many of all their numbers
-    are floats, and the sum, NaN if any number is. Only rows that fail that
-    are read one by one, so that the sentence can name the culprit.
+    Reads the rows number by number, so that the sentence can name the culprit;
+    ints become floats. The constructors call this only for rows that their
+    quick look at C speed (minipe/arrays.py's float_rows) did not pass.
     """
     if isinstance(rows, (str, bytes)) or not isinstance(rows, Iterable):
         raise TypeError(f"{what} must be a list of rows, got {type(rows).__name__}")
     listed = list(rows)
     if not listed:
         raise ValueError(f"{what} has no rows; it needs at least one")
-    if _floats_only(listed):
-        return same_width(tuple(map(tuple, listed)), what)
     numbers = tuple([checked_values(row, f"{what}[{i}]") for i, row in enumerate(listed)])
     return same_width(numbers, what)  # ints became floats; a bad number was named
 
@@ -53,15 +50,6 @@ def same_width(numbers: Rows, what: str) -> Rows:
         raise ShapeError(f"ragged rows: {what}[0] has {width} values but {what}[{i}] "
                          f"has {len(numbers[i])}; every row of a Matrix needs the same length")
     return numbers
-
-
-def _floats_only(rows: list[Any]) -> bool:
-    """True if every row is a list or tuple of floats, none of them NaN."""
-    if set(map(type, rows)) - {list, tuple}:
-        return False
-    count = sum(map(len, rows))  # how many numbers there are
-    floats = operator.countOf(map(type, chain.from_iterable(rows)), float)
-    return 0 < count == floats and not math.isnan(sum(map(sum, rows)))
 
 
 def checked_index(index: object, size: int, what: str) -> int:

@@ -9,14 +9,18 @@ matrices into a Batch.
     Matrix   shape (n, d)      a sequence: one row (a Vector) per token, or a weight W_q
     Batch    shape (b, n, d)   a stack of b sequences, all of one shape (batch.py)
 
-Each is a frozen dataclass over tuples (`v.values`, `m.rows`), built one way:
-by its constructor, which checks what it is given - numbers only, no NaN -
-and copies it, so nothing a caller holds can change it later. The check looks
-at a whole row at once (how many of its values are floats, and their sum,
-which is NaN if any of them is), and only a row that fails is read number by
-number, to say which one (the checks and their sentences: minipe/array_checks.py).
-One Matrix is made without reading its numbers again: `m.take(ids)` picks
-rows of m, numbers checked when m was built; only the IDs are checked.
+Each is a frozen dataclass over tuples (`v.values`, `m.rows`), with
+`__slots__` (no dict per object: a table of 50,257 Vectors is not 50,257
+dicts), built one way: by its constructor, which checks what it is given -
+numbers only, no NaN - and copies it, so nothing a caller holds can change it
+later. The check is a quick look at C speed, two C loops over the numbers (how
+many values are floats, and the sum, which is NaN if any of them is; rows
+that are Vectors were checked when they were built, so only their widths are
+compared); only rows that fail it are read number by number, to say which
+one (the checks and their sentences: minipe/array_checks.py).
+Three Matrices are made without reading their numbers again: `m.take(ids)`
+and `m[a:b]` pick rows of m and `m.T` turns its columns into rows, numbers
+checked when m was built (only the IDs and the slice are checked).
 
 The operators return new objects, and their types follow the shapes:
 
@@ -42,22 +46,24 @@ from __future__ import annotations
 import collections.abc
 import math
 import operator
+from itertools import chain
+from math import isnan
 from operator import countOf
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Sequence, Union, overload
 
 from minipe.array_checks import (
+    Rows,
     checked_factor,
     checked_index,
     checked_rows,
     matmul_message,
     non_empty_slice,
-    same_width,
 )
 from minipe.broadcast import Nested, ShapeError, broadcast_elementwise, broadcast_shapes
 from minipe.checks import MAX_NUMBERS, check_ids, check_table_size, checked_size
 from minipe.display import format_matrix, format_number, short_list
-from minipe.vector import Number as Number, Vector as Vector, operand
+from minipe.vector import Number as Number, Vector as Vector, dot, operand
 
 _VALUES = operator.attrgetter("values")  # a Vector's tuple of floats
 
@@ -74,15 +80,14 @@ class Matrix:
     """
 
     rows: tuple[tuple[float, ...], ...]
+    __slots__ = ("rows",)  # one slot, no __dict__: a small object
 
     def __init__(self, rows: Iterable[Vector | Iterable[Number]]) -> None:
-        if isinstance(rows, collections.abc.Iterator):
+        if type(rows) is not list and isinstance(rows, collections.abc.Iterator):
             rows = list(rows)  # a generator, map or zip: read it once
-        vectors = isinstance(rows, (list, tuple)) and countOf(map(type, rows), Vector) == len(rows)
-        if vectors and rows:
-            numbers = same_width(tuple(map(_VALUES, rows)), "Matrix rows")  # checked as Vectors
-        else:
-            numbers = checked_rows(rows, "Matrix rows")  # every number: floats, none NaN
+        numbers = float_rows(rows)  # a quick look at C speed: None if anything is off
+        if numbers is None:
+            numbers = checked_rows(rows, "Matrix rows")  # a closer one: names the culprit
         object.__setattr__(self, "rows", numbers)
 
     @classmethod
@@ -111,8 +116,8 @@ class Matrix:
     def __getitem__(self, index: slice) -> Matrix: ...
     def __getitem__(self, index: int | tuple[int, int] | slice) -> Vector | float | Matrix:
         """m[i] is row i (a Vector); m[i, j] the number in row i, column j; m[a:b] rows a..b-1."""
-        if isinstance(index, slice):
-            return Matrix(non_empty_slice(self.rows[index], index, len(self), "Matrix"))
+        if isinstance(index, slice):  # rows a..b-1 of this Matrix, shared (see take)
+            return self._picked(non_empty_slice(self.rows[index], index, len(self), "Matrix"))
         if isinstance(index, tuple) and len(index) == 2:
             row = self.rows[checked_index(index[0], len(self.rows), "Matrix row")]
             return row[checked_index(index[1], len(row), "Matrix column")]
@@ -133,14 +138,19 @@ class Matrix:
         check_ids(ids, len(table), name, f"is out of range: the table has {len(table)} rows{why}, "
                                          f"so")
         rows = [table[token_id] for token_id in ids]  # row ids[t] of the table, for every t
-        taken = object.__new__(Matrix)  # not Matrix(rows): the numbers were checked in self
-        object.__setattr__(taken, "rows", tuple(rows))  # (len(ids), cols)
-        return taken
+        return self._picked(rows)  # (len(ids), cols)
+
+    def _picked(self, rows: Sequence[tuple[float, ...]]) -> Matrix:
+        """A Matrix of this one's own numbers (take, m[a:b], m.T), not Matrix(rows): a
+        second look at them would find what the first found when this Matrix was built."""
+        picked = object.__new__(Matrix)
+        object.__setattr__(picked, "rows", tuple(rows))
+        return picked
 
     @property
     def T(self) -> Matrix:
-        """The transpose: row j of m.T is column j of m."""
-        return Matrix(zip(*self.rows))
+        """The transpose: row j of m.T is column j of m (its numbers, checked when m was built)."""
+        return self._picked(list(zip(*self.rows)))  # (cols, rows)
 
     @overload
     def __matmul__(self, other: Matrix) -> Matrix: ...
@@ -155,11 +165,11 @@ class Matrix:
             raise ShapeError(matmul_message(self.shape, other.shape))
         if isinstance(other, Vector):
             column = other.values
-            return Vector([sum(map(operator.mul, row, column)) for row in self.rows])  # (n,)
+            return Vector([dot(row, column) for row in self.rows])  # (n,): row i . column
         if len(self) * len(other.rows[0]) > MAX_NUMBERS:  # (n, 1) @ (1, m) can be huge
             check_table_size(len(self) * len(other.rows[0]), f"{self.shape} @ {other.shape}")
         columns = list(zip(*other.rows))  # (m, k): column j of other
-        return Matrix([[sum(map(operator.mul, row, column)) for column in columns]
+        return Matrix([[dot(row, column) for column in columns]  # row i . column j
                        for row in self.rows])  # (n, m)
 
     def __rmatmul__(self, other: Vector) -> Vector:
@@ -203,6 +213,9 @@ class Matrix:
     def __neg__(self) -> Matrix:
         return self * -1
 
+    def __reduce__(self) -> tuple[type[Matrix], tuple[Rows]]:
+        return (Matrix, (self.rows,))  # pickle and copy rebuild it by its constructor
+
     def tolist(self) -> list[list[float]]:
         return [list(row) for row in self.rows]
 
@@ -221,6 +234,39 @@ Array = Union[Vector, Matrix]
 # ---------------------------------------------------------------------------
 # What the constructors check, and what the operators share.
 # ---------------------------------------------------------------------------
+
+def float_rows(rows: object) -> Rows | None:
+    """`rows` as a tuple of float tuples of one width, if a quick look finds nothing wrong.
+
+    The look is two C loops over the numbers, no Python loop. Rows that are Vectors
+    were checked when they were built: only their widths are compared. Rows
+    that are lists or tuples are copied into tuples (a tuple is kept, not
+    copied: it cannot change), then counted - one width, every number a
+    float - and summed: the sum of sums is NaN if any number is. None means
+    "look closer" (array_checks.checked_rows), not "wrong": a row holding
+    inf and -inf sums to NaN too, and only the closer look tells it has none.
+    """
+    if (type(rows) is not list and type(rows) is not tuple) or not rows:
+        return None
+    if type(rows[0]) is Vector and countOf(map(type, rows), Vector) == len(rows):  # checked
+        numbers = tuple(map(_VALUES, rows))  # (n, d): each Vector's own tuple
+    elif _LIST_OR_TUPLE.issuperset(map(type, rows)):
+        numbers = tuple(map(tuple, rows))  # (n, d): copied once
+        count = len(numbers) * len(numbers[0])
+        if countOf(map(type, chain.from_iterable(numbers)), float) != count or not count:
+            return None  # an int, a bool, a string ... or rows of other widths
+    else:
+        return None
+    width = len(numbers[0])
+    if countOf(map(len, numbers), width) != len(numbers):
+        return None  # rows of different widths
+    if isnan(sum(map(sum, numbers))):
+        return None  # NaN somewhere (or inf and -inf in one row)
+    return numbers
+
+
+_LIST_OR_TUPLE = frozenset([list, tuple])
+
 
 def nested(value: object, verb: str) -> tuple[Nested, tuple[int, ...]]:
     """The numbers of an operand of + or - as nested tuples, with its shape.

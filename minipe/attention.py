@@ -15,7 +15,10 @@ bites a dog" / "a dog bites a man"). That is why chapter 3 adds positions to
 the input before attention sees it.
 
 A causal mask (GPT) lets token i attend only to tokens 0..i: the scores for
-j > i become -inf, so their weights are exactly 0.
+j > i become -inf, so their weights are exactly 0. A boolean mask says it for
+any pattern: mask[i][j] is True where query i may attend key j. A padded batch
+hides its padding keys that way, packed documents the other documents
+(chapter 8).
 
 Positions can also enter here, inside attention, and leave the input alone.
 The next two chapters build on this one to do that:
@@ -25,7 +28,7 @@ The next two chapters build on this one to do that:
     RotaryAttention    a head that rotates each query and key by its position
                        before the scores: RoPE (chapter 5, minipe/rotary.py)
 
-Left out: several heads, dropout, the output projection; training is chapter 9.
+Left out: several heads, dropout, the output projection; training is chapter 10.
 """
 
 from __future__ import annotations
@@ -35,10 +38,13 @@ import random
 import sys
 from collections.abc import Iterable  # isinstance: quicker than typing's
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from minipe.arrays import Matrix, Vector
 from minipe.broadcast import ShapeError
 from minipe.checks import check_table_size, checked_flag, checked_size
+
+BooleanTable = Sequence[Sequence[int]]  # rows of True/False, or of 1/0 (a bool is an int)
 
 # ---------------------------------------------------------------------------
 # Softmax: scores -> weights that sum to 1
@@ -112,7 +118,7 @@ def _no_weights(m: float, row: int | None) -> str:
 class AttentionResult:
     """Everything attention computed, kept for printing and checking.
 
-    scores   (n_q, n_k)  Q K^T / sqrt(d_k) + bias, with -inf where a mask hides j > i
+    scores   (n_q, n_k)  Q K^T / sqrt(d_k) + bias, with -inf where causal or mask hides j
     weights  (n_q, n_k)  softmax of each row of scores: every row sums to 1
     output   (n_q, d_v)  weights @ V: row i is token i's mix of the value rows
     """
@@ -136,28 +142,47 @@ def causal_mask(n: int) -> Matrix:
 
 
 def scaled_dot_product_attention(
-    q: Matrix, k: Matrix, v: Matrix, *, causal: bool = False, bias: Matrix | None = None
+    q: Matrix, k: Matrix, v: Matrix, *, causal: bool = False, bias: Matrix | None = None,
+    mask: BooleanTable | None = None,
 ) -> AttentionResult:
-    """softmax(Q K^T / sqrt(d_k) + bias) V.
+    """softmax(Q K^T / sqrt(d_k) + bias) V, over the keys each query may see.
 
     q: (n_q, d_k), k: (n_k, d_k), v: (n_k, d_v) -> output (n_q, d_v).
     With causal=True (n_q == n_k), query i sees keys 0..i only.
     bias, if given, has shape (n_q, n_k): B[i, j] is added to score(i, j)
     before the softmax (a -inf in it hides key j from query i).
+    mask, if given, is a table of n_q rows of n_k booleans (lists or tuples;
+    1 and 0 count as True and False), PyTorch's boolean attn_mask: mask[i][j]
+    is True where query i may attend key j. Its False entries become -inf
+    scores; with causal=True a key must pass both (PyTorch refuses the two
+    together). A query that may attend no key at all (a padding row, say) gets
+    zero weights and a zero output, not 0/0. PyTorch gives zeros there too
+    since 2024, when its function began calling a "safe" softmax that zeroes
+    such rows; before, it gave NaN (pytorch/pytorch issue 103963).
     """
-    _check_attention(q, k, v, causal, bias)
+    _check_attention(q, k, v, causal, bias, mask)
     d_k = q.shape[1]
     scores = q @ k.T / math.sqrt(d_k)  # (n_q, n_k): score(i, j) = q_i . k_j / sqrt(d_k)
     if bias is not None:
         scores = scores + bias  # score(i, j) + B[i, j]: ALiBi, T5 or Shaw et al.
     if causal:
         scores = scores + causal_mask(len(q))  # -inf where j > i: no peeking ahead
-    weights = Matrix([_softmax(row, i) for i, row in enumerate(scores.rows)])  # rows sum to 1
+    if mask is None:
+        weights = Matrix([_softmax(row, i) for i, row in enumerate(scores.rows)])  # sum to 1
+    else:
+        hidden = Matrix([[0.0 if may else -math.inf for may in row] for row in mask])
+        scores = scores + hidden  # -inf where mask[i][j] is False
+        sees = [any(row[:i + 1] if causal else row) for i, row in enumerate(mask)]
+        no_key = [0.0] * len(k)
+        weights = Matrix([_softmax(row, i) if sees[i] else no_key  # a row with no key: 0s
+                          for i, row in enumerate(scores.rows)])
     output = weights @ v  # (n_q, d_v): row i is sum_j weights[i, j] * v_j
     return AttentionResult(output=output, weights=weights, scores=scores)
 
 
-def _check_attention(q: Matrix, k: Matrix, v: Matrix, causal: bool, bias: object) -> None:
+def _check_attention(
+    q: Matrix, k: Matrix, v: Matrix, causal: bool, bias: object, mask: object = None
+) -> None:
     checked_flag(causal, "causal")
     for name, value in (("q", q), ("k", k), ("v", v)):
         if not isinstance(value, Matrix):
@@ -181,7 +206,41 @@ def _check_attention(q: Matrix, k: Matrix, v: Matrix, causal: bool, bias: object
         raise ShapeError(f"bias has shape {bias.shape} but the scores have shape ({q_shape[0]}, "
                          f"{k_shape[0]}) (queries, keys): B[i, j] is added to score(i, j), so "
                          f"the two shapes must be equal")
+    if mask is not None:
+        check_attention_mask(mask, q_shape[0], k_shape[0])
     _check_magnitudes(q, k, v)
+
+
+def check_attention_mask(mask: object, n_q: int, n_k: int) -> None:
+    """mask must be n_q rows of n_k booleans (or 0/1): mask[i][j] True where query i sees key j.
+
+    The one check of a boolean (query, key) table; chapter 8's document_mask
+    builds such tables, and TinyModel takes them.
+    """
+    if isinstance(mask, Matrix):
+        raise TypeError("mask holds True/False per (query, key) - a list of lists of bools - "
+                        "not a Matrix; an additive table of 0.0 and -inf goes in bias=")
+    if isinstance(mask, (str, bytes)) or not isinstance(mask, (list, tuple)):
+        raise TypeError(f"mask must be a list of {n_q} rows (one per query), each a list of "
+                        f"{n_k} booleans (one per key), got {type(mask).__name__}")
+    if len(mask) != n_q:
+        raise ShapeError(f"mask has {len(mask)} rows but there are {n_q} queries: mask[i][j] "
+                         f"says whether query i may attend key j, so it needs shape "
+                         f"({n_q}, {n_k})")
+    for i, row in enumerate(mask):
+        if isinstance(row, (str, bytes)) or not isinstance(row, (list, tuple)):
+            raise TypeError(f"mask[{i}] must be a list of {n_k} booleans (one per key), "
+                            f"got {type(row).__name__}")
+        if len(row) != n_k:
+            raise ShapeError(f"mask[{i}] has {len(row)} entries but there are {n_k} keys: "
+                             f"mask needs shape ({n_q}, {n_k}), one boolean per (query, key)")
+        if set(map(type, row)) <= {bool, int} and set(row) <= {0, 1}:  # the usual row, whole
+            continue
+        for j, may in enumerate(row):  # only a row that fails: find its first bad entry
+            if type(may) not in (bool, int) or may not in (0, 1):
+                raise ValueError(f"mask[{i}][{j}] = {may!r}: a mask holds True (may attend) "
+                                 f"or False (may not), or 1 and 0; a number to add to the "
+                                 f"score goes in bias=")
 
 
 def _check_magnitudes(q: Matrix, k: Matrix, v: Matrix) -> None:
@@ -251,15 +310,18 @@ class SingleHeadAttention:
         return x @ self.W_q, x @ self.W_k, x @ self.W_v
 
     def __call__(
-        self, x: Matrix, *, causal: bool = False, bias: Matrix | None = None
+        self, x: Matrix, *, causal: bool = False, bias: Matrix | None = None,
+        mask: BooleanTable | None = None,
     ) -> AttentionResult:
         """Attention of the sequence x (n, d_in) over itself -> output (n, d_out).
 
         Row pos of x is the token at position pos. bias (n, n), if given, is
-        added to the scores (see `scaled_dot_product_attention`).
+        added to the scores; mask (n, n) of booleans, if given, says which
+        keys each query may attend (see `scaled_dot_product_attention`).
         """
         queries, keys, values = self.qkv(x)  # each (n, d_out)
-        return scaled_dot_product_attention(queries, keys, values, causal=causal, bias=bias)
+        return scaled_dot_product_attention(queries, keys, values, causal=causal, bias=bias,
+                                            mask=mask)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(d_in={self.d_in}, d_out={self.d_out})"

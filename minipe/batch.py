@@ -40,6 +40,7 @@ class Batch:
     """
 
     matrices: tuple[Matrix, ...]
+    __slots__ = ("matrices",)  # one slot, no __dict__: a small object
 
     def __init__(self, matrices: Iterable[Matrix | Iterable[Iterable[Number]]]) -> None:
         object.__setattr__(self, "matrices", _checked_matrices(matrices))
@@ -79,6 +80,9 @@ class Batch:
 
     def __neg__(self) -> Batch:
         return self * -1
+
+    def __reduce__(self) -> tuple[type[Batch], tuple[tuple[Matrix, ...]]]:
+        return (Batch, (self.matrices,))  # pickle and copy rebuild it by its constructor
 
     def tolist(self) -> list[list[list[float]]]:
         return [matrix.tolist() for matrix in self.matrices]

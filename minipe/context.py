@@ -49,7 +49,7 @@ Two more ideas about long texts close the chapter:
   are computed with chapter 4's functions in lesson 14
   (walkthroughs/14_past_the_context_window.py).
 
-A model trained short can be tested long with these frequencies: chapter 9's
+A model trained short can be tested long with these frequencies: chapter 10's
 `TinyModel.with_frequencies`, in lesson 18 (walkthroughs/18_train_short_test_long.py).
 
 The door refuses what cannot be computed (a theta_i that underflows to 0 or

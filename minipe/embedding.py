@@ -56,8 +56,8 @@ class Embedding:
         check_table_size(self.num_embeddings * self.dim, f"{self!r}")
         rng = random.Random(self.seed)  # this table's own generator: no global state
         mu, sigma = [0.0] * self.dim, [1.0] * self.dim
-        rows = [list(map(rng.gauss, mu, sigma))  # dim draws of rng.gauss(0.0, 1.0): N(0, 1)
-                for _ in range(self.num_embeddings)]
+        rows = [tuple(map(rng.gauss, mu, sigma))  # dim draws of rng.gauss(0.0, 1.0): N(0, 1)
+                for _ in range(self.num_embeddings)]  # tuples: Matrix keeps them, no copy
         object.__setattr__(self, "weight", Matrix(rows))  # (num_embeddings, dim)
 
     @overload

@@ -1,4 +1,4 @@
-"""Chapter 9 - generation with a cache: one new token costs O(n d), not O(n^2 d).
+"""Chapter 10 - generation with a cache: one new token costs O(n d), not O(n^2 d).
 
 A causal model's token at position p sees only the tokens 0 .. p, so the keys
 and values of the earlier tokens never change once they are computed. A

@@ -1,4 +1,4 @@
-"""Chapter 9, part 1 - the backward rules, one function each (micrograd's engine.py).
+"""Chapter 10, part 1 - the backward rules, one function each (micrograd's engine.py).
 
 Backpropagation is the chain rule, line by line, read from the end. Each
 forward line `out = f(a, b)` has a rule that turns dloss/dout into dloss/da

@@ -1,4 +1,4 @@
-"""Chapter 9 - several heads, and positions that are data, inside TinyModel.
+"""Chapter 10 - several heads, and positions that are data, inside TinyModel.
 
 With h heads, q, k and v (n, d_model) are cut into h blocks of columns, and
 head h attends with its own block, scaled by 1/sqrt(head_dim):
@@ -146,8 +146,8 @@ def attend(model: HeadSettings, Q: Matrix, K: Matrix, V: Matrix,
             k = turned(k, model.frequencies, model.attention_scale, positions)
         bias = (alibi_at(model.alibi_slopes[h], positions, positions, len(Q))
                 if model.alibi_slopes is not None else None)  # ALiBi: -m_h |i - j|
-        attention = scaled_dot_product_attention(q, k, v, causal=model.causal,
-                                                 bias=_TEMP_mask(bias, mask))
+        attention = scaled_dot_product_attention(q, k, v, causal=model.causal, bias=bias,
+                                                 mask=mask)  # a hidden key: weight 0
         qs.append(q)
         ks.append(k)
         vs.append(v)
@@ -177,9 +177,3 @@ def attend_backward(model: HeadSettings, passed: HeadsPass, d_output: Matrix,
         d_vs.append(d_v)
     return side_by_side(d_qs), side_by_side(d_ks), side_by_side(d_vs)  # the heads were cut
 
-
-def _TEMP_mask(bias: Matrix | None, mask: list[list[bool]] | None) -> Matrix | None:
-    if mask is None:
-        return bias
-    hidden = Matrix([[0.0 if seen else -math.inf for seen in row] for row in mask])
-    return hidden if bias is None else bias + hidden

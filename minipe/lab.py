@@ -1,4 +1,4 @@
-"""Chapter 9, part 2 - the lab: tasks that need positions, Adam, and `train`.
+"""Chapter 10, part 2 - the lab: tasks that need positions, Adam, and `train`.
 
 Three tasks, each a seeded generator of (inputs, targets) batches:
 
@@ -13,7 +13,7 @@ bites a dog who?" and "a dog bites a man who?" hold the same bag, so the
 model's answer at "who?" is the same for both, and at most one is right.
 Training cannot help it; the lessons show by how much positions do.
 
-Training repeats one step: `loss_and_gradients` on a fresh batch (chapter 9,
+Training repeats one step: `loss_and_gradients` on a fresh batch (chapter 10,
 minipe/training.py), then Adam (Kingma & Ba, 2015), which moves each number
 by about the learning rate, whatever the scale of its gradient:
 

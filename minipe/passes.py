@@ -1,4 +1,4 @@
-"""Chapter 9 - the forward and backward passes of TinyModel (minipe/training.py).
+"""Chapter 10 - the forward and backward passes of TinyModel (minipe/training.py).
 
 For one sequence of n IDs at positions pos (d = d_model):
 

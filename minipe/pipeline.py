@@ -1,4 +1,4 @@
-"""Chapter 8 - the pipeline: every stage from text to attention, kept for inspection.
+"""Chapter 9 - the pipeline: every stage from text to attention, kept for inspection.
 
 Lecture 001's summary, as one function, from the text "The cat sat on the mat":
 
@@ -188,12 +188,25 @@ def run(
     >>> trace = run("The cat sat on the mat", d_model=8)
     >>> trace.token_ids, trace.input_embeddings.shape
     ((4, 0, 3, 2, 4, 1), (6, 8))
+
+    What a long text costs: the trace keeps every stage, and attention's
+    scores and weights are n x n, so memory and time grow with the square of
+    the number of tokens (each score is a dot product of d_model numbers).
+    Every number is a float object and a pointer to it in its row, 32 bytes,
+    where NumPy stores 8: 1,000 tokens at d_model 8 hold about 2 million
+    numbers, 66 MB (NumPy's arrays would take 17), and a text past 4 GB is
+    refused before anything is built. benchmarks/ measures the time.
+
+    >>> from minipe.checks import BYTES_PER_NUMBER
+    >>> held = numbers_held(1000, 8)  # numbers; then MB in Python, MB in NumPy's float64
+    >>> held, round(held * BYTES_PER_NUMBER / 1e6), round(held * 8 / 1e6)
+    (2064192, 66, 17)
     """
     tokens = tokenize(text)  # 1. text -> tokens (the door checks text is a str)
     if not tokens:
         raise ValueError(f"text {_clip(repr(text), 40)} has no tokens: give some words, like "
                          f"{DEFAULT_TEXT!r}")
-    _check_settings(d_model, positions, seed, causal)
+    check_settings(d_model, positions, seed, causal)
     n = len(tokens)
     check_table_size(numbers_held(n, d_model, positions),
                      f"run() on {n:,} tokens at d_model = {d_model}")
@@ -248,8 +261,8 @@ def numbers_held(n: int, d_model: int, positions: str = "sinusoidal") -> int:
     return head_weights + vectors + scores
 
 
-def _check_settings(d_model: int, positions: str, seed: int, causal: bool) -> None:
-    """run()'s door: the settings of one run, each with its sentence."""
+def check_settings(d_model: int, positions: str, seed: int, causal: bool) -> None:
+    """run()'s door: the settings of one run, each with its sentence (run_batch's too)."""
     checked_size(d_model, "d_model")
     checked_size(seed, "seed", minimum=0)
     checked_flag(causal, "causal")

@@ -54,7 +54,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from minipe.arrays import Matrix, Vector
-from minipe.attention import AttentionResult, SingleHeadAttention, scaled_dot_product_attention
+from minipe.attention import (
+    AttentionResult, BooleanTable, SingleHeadAttention, scaled_dot_product_attention,
+)
 from minipe.checks import EXACT_INTEGERS, checked_base, checked_position, checked_size
 
 LAYOUTS = ("interleaved", "half")
@@ -179,16 +181,20 @@ class RotaryAttention(SingleHeadAttention):
         SingleHeadAttention.__post_init__(self)
 
     def __call__(
-        self, x: Matrix, *, causal: bool = False, bias: Matrix | None = None
+        self, x: Matrix, *, causal: bool = False, bias: Matrix | None = None,
+        mask: BooleanTable | None = None,
     ) -> AttentionResult:
-        """Attention of x (n, d_in) over itself, with q and k rotated by position."""
+        """Attention of x (n, d_in) over itself, with q and k rotated by position.
+
+        causal, bias and mask as in `SingleHeadAttention`."""
         queries, keys, values = self.qkv(x)  # each (n, d_out)
         pairs = rotary_pairs(self.d_out)
         thetas = _thetas(self.d_out, self.base)  # theta_i = base**(-2i/d_out)
         positions = range(x.shape[0])  # row pos stands at position pos
         queries = _rotated(queries, thetas, positions, pairs)  # turned by pos * theta_i
         keys = _rotated(keys, thetas, positions, pairs)  # the same angles: only j - i survives
-        return scaled_dot_product_attention(queries, keys, values, causal=causal, bias=bias)
+        return scaled_dot_product_attention(queries, keys, values, causal=causal, bias=bias,
+                                            mask=mask)
 
 
 # The door's checks, after the ideas they guard: each teaches with its sentence.

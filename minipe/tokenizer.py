@@ -19,6 +19,20 @@ Text is lower-cased, so "The" and "the" are one token and the vocabulary stays
 small. (GPT-2's tokenizer keeps case and splits words into sub-word pieces by
 byte-pair encoding; this chapter leaves that out - a token here is a word.)
 
+A batch of texts must be a rectangle: every row as long as the longest.
+`encode_batch` pads the shorter rows with <|endoftext|>'s ID, as GPT-2's
+tokenizer does (GPT-2 has no padding token of its own), and says in
+`attention_mask` which entries are real (1) and which are padding (0). The
+mask, not the ID, tells them apart: <|endoftext|> may also be a real token.
+
+    "the cat sat" and "a dog"   padding_side="right"       padding_side="left"
+    ids                         [[9, 3, 8], [1, 4, 11]]    [[9, 3, 8], [11, 1, 4]]
+    attention_mask              [[1, 1, 1], [1, 1, 0]]     [[1, 1, 1], [0, 1, 1]]
+
+(the vocabulary of "The cat sat on the mat. A dog bites a man", where
+<|endoftext|> is ID 11). Left padding is what generation wants: every row's
+last entry is a real token, so each row's next token goes right after it.
+
 Before anything else, text is put in Unicode's NFC form. One word can arrive
 as two different byte sequences: "café" typed with the single letter é
 (U+00E9, UTF-8 bytes C3 A9), or with a plain e and then a combining acute
@@ -119,6 +133,38 @@ class Tokenizer:
         unknown_id = self._token_to_id[UNKNOWN]
         return [self._token_to_id.get(token, unknown_id) for token in tokenize(text)]
 
+    def encode_batch(self, texts: Sequence[str], *, padding_side: str = "right") -> PaddedBatch:
+        """Several texts -> IDs padded with <|endoftext|>'s ID to the longest, and their mask.
+
+        >>> tokenizer = Tokenizer.from_corpus("The cat sat on the mat")
+        >>> batch = tokenizer.encode_batch(["the cat sat", "the mat"], padding_side="left")
+        >>> batch.ids, batch.attention_mask
+        ([[4, 0, 3], [6, 4, 1]], [[1, 1, 1], [0, 1, 1]])
+
+        padding_side="right" puts the padding after each text, "left" before it.
+        """
+        _check_batch_texts(texts, padding_side)
+        pad_id = self._token_to_id.get(END_OF_TEXT)
+        if pad_id is None:
+            raise ValueError(f"this vocabulary has no {END_OF_TEXT!r} to pad with; "
+                             f"Tokenizer.from_corpus always adds one")
+        rows = [self.encode(text) for text in texts]
+        for b, row in enumerate(rows):
+            if not row:
+                raise ValueError(f"texts[{b}] = {texts[b]!r} has no tokens; every text of a "
+                                 f"batch needs at least one")
+        longest = max(map(len, rows))
+        ids, attention_mask = [], []
+        for row in rows:
+            padding = longest - len(row)
+            if padding_side == "right":
+                ids.append(row + [pad_id] * padding)
+                attention_mask.append([1] * len(row) + [0] * padding)
+            else:
+                ids.append([pad_id] * padding + row)
+                attention_mask.append([0] * padding + [1] * len(row))
+        return PaddedBatch(ids=ids, attention_mask=attention_mask)
+
     def decode(self, ids: Sequence[int]) -> str:
         """Token IDs -> text: tokens joined by spaces, except around punctuation.
 
@@ -136,6 +182,37 @@ class Tokenizer:
 
     def __repr__(self) -> str:
         return f"Tokenizer(vocab_size={self.vocab_size})"
+
+
+@dataclass(frozen=True, repr=False)
+class PaddedBatch:
+    """Texts as a rectangle of IDs, and which entries are real.
+
+    ids             (batch, longest)  token IDs; padding holds <|endoftext|>'s ID
+    attention_mask  (batch, longest)  1 for a real token, 0 for padding
+    """
+
+    ids: list[list[int]]
+    attention_mask: list[list[int]]
+
+    def __repr__(self) -> str:
+        real = sum(map(sum, self.attention_mask))
+        return (f"PaddedBatch(shape=({len(self.ids)}, {len(self.ids[0])}), "
+                f"real={real}, padding={len(self.ids) * len(self.ids[0]) - real})")
+
+
+def _check_batch_texts(texts: object, padding_side: object) -> None:
+    if isinstance(texts, (str, bytes)) or not isinstance(texts, (list, tuple)):
+        raise TypeError(f"texts must be a list of str, one per row of the batch, got "
+                        f"{type(texts).__name__} (for one text, use encode)")
+    if not texts:
+        raise ValueError("texts is empty; a batch needs at least one text")
+    for b, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(f"texts[{b}] must be a str, got {type(text).__name__}")
+    if padding_side not in ("right", "left"):
+        raise ValueError(f"padding_side must be 'right' (padding after each text) or 'left' "
+                         f"(before it), got {padding_side!r}")
 
 
 def _checked_vocabulary(tokens: object) -> tuple[str, ...]:

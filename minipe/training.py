@@ -1,4 +1,4 @@
-"""Chapter 9 - training: a model small enough to read, and backpropagation written out.
+"""Chapter 10 - training: a model small enough to read, and backpropagation written out.
 
 The chapters before build a transformer's input from tables drawn at random.
 Here the tables learn. `TinyModel` is attention over token embeddings, with

@@ -1,4 +1,4 @@
-"""Chapter 9's door: what `TinyModel` accepts, and the sentences it says otherwise.
+"""Chapter 10's door: what `TinyModel` accepts, and the sentences it says otherwise.
 
 A model's settings, its tables by name, RoPE's theta_i and scale, ALiBi's
 slopes, the sequences it reads and the targets it is taught: each is checked
@@ -133,7 +133,7 @@ def checked_slopes(slopes: tuple[float, ...] | None, positions: str,
             raise ValueError(f"only an ALiBi model has slopes m; this one has "
                              f"positions={positions!r}")
         return None
-    if slopes is None:  # one head, one m: chapter 8's; h heads: the paper's
+    if slopes is None:  # one head, one m: the pipeline's (chapter 9); h: the paper's
         slopes = (ALIBI_SLOPE,) if num_heads == 1 else tuple(alibi_slopes(num_heads))
     if not isinstance(slopes, (tuple, list)) or len(slopes) != num_heads:
         example = (ALIBI_SLOPE,) if num_heads == 1 else tuple(alibi_slopes(num_heads))

@@ -8,12 +8,16 @@ answers, in its `__radd__` or `__rsub__`.
 
 >>> Vector([1, 2]) + Vector([10, 20])
 Vector([11.0, 22.0], shape=(2,))
+
+Every product in minipe - `v.dot(w)`, each entry of `@`, each attention
+score - is one dot product, `dot(a, b)` below: sum_j a[j] * b[j].
 """
 
 from __future__ import annotations
 
 import math
 import operator
+import sys
 from dataclasses import dataclass
 from math import isnan
 from operator import countOf
@@ -27,6 +31,23 @@ from minipe.display import format_number, grid_line, short_list
 Number = Union[int, float]
 
 
+def dot_by_map(a: Iterable[float], b: Iterable[float]) -> float:
+    """sum_j a[j] * b[j], the products made and added by C loops (map, then sum)."""
+    total: float = sum(map(operator.mul, a, b))
+    return total
+
+
+# The dot product, sum_j a[j] * b[j]: written here once, used by every product in minipe.
+# There are two forms because the interpreters differ. CPython 3.12 added math.sumprod,
+# the whole sum in C: 2 to 3 times faster than sum(map(operator.mul, a, b)) (benchmarks/);
+# on 3.10 and 3.11 that map-and-sum is the fastest pure Python has. Both give the same sum
+# up to rounding (sumprod keeps extra precision while it adds: if anything, it is closer).
+if sys.version_info >= (3, 12):
+    dot = math.sumprod
+else:
+    dot = dot_by_map
+
+
 @dataclass(frozen=True, repr=False)
 class Vector:
     """An immutable list of floats, shape (d,).
@@ -37,6 +58,7 @@ class Vector:
     """
 
     values: tuple[float, ...]
+    __slots__ = ("values",)  # one slot, no __dict__: a small object
 
     def __init__(self, values: Iterable[Number]) -> None:
         numbers = tuple(values) if isinstance(values, (list, tuple, Vector)) else ()
@@ -72,8 +94,7 @@ class Vector:
         if len(other) != len(self):
             raise ShapeError(f"cannot dot shapes {self.shape} and {other.shape}: "
                              f"axis -1 has {len(self)} vs {len(other)}")
-        total: float = sum(map(operator.mul, self.values, other.values))
-        return total
+        return dot(self.values, other.values)
 
     def norm(self) -> float:
         """The Euclidean length sqrt(v . v)."""
@@ -107,6 +128,9 @@ class Vector:
 
     def __neg__(self) -> Vector:
         return self * -1
+
+    def __reduce__(self) -> tuple[type[Vector], tuple[tuple[float, ...]]]:
+        return (Vector, (self.values,))  # pickle and copy rebuild it by its constructor
 
     def tolist(self) -> list[float]:
         return list(self.values)

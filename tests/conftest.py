@@ -419,3 +419,40 @@ def _empty(directory: Path) -> None:
     """Remove the figures a past session drew, so that each lesson's --svg makes its own
     directory afresh (the figures test checks what the lesson writes, and only that)."""
     shutil.rmtree(directory, ignore_errors=True)
+
+
+
+# --- the book (tests/test_book.py): it reads every lesson's shared --svg run -------------------
+
+def book_runs() -> dict[str, tuple[str, Path]]:
+    """Each lesson's shared `--svg` run (lesson_with_svg), by stem: what it printed and the
+    directory its figures went into (missing if the lesson drew nothing)."""
+    runs = {}
+    for path in LESSONS:
+        done = run(lesson_with_svg(path))
+        assert done.returncode == 0, done.stderr
+        runs[path.stem] = (done.stdout, SVG_DIR / path.stem)
+    return runs
+
+
+class _BookRuns:
+    """The book's tests that take the `runs` fixture read every lesson's --svg run: queue
+    those runs, and run the book's tests last (after the READERS above)."""
+
+    @staticmethod
+    def _reads_the_runs(item: pytest.Item) -> bool:
+        return (Path(str(item.fspath)).name == "test_book.py"
+                and "runs" in getattr(item, "fixturenames", ()))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        items.sort(key=self._reads_the_runs)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if any(map(self._reads_the_runs, session.items)):
+            SHARED.add([lesson_with_svg(path) for path in LESSONS])
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(_BookRuns(), "minipe-book-runs")

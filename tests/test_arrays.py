@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+import random
+import sys
+from typing import Any, Callable
 
 import pytest
 
 from minipe import Batch, Matrix, ShapeError, Vector, add, allclose, subtract
+from minipe.vector import dot, dot_by_map
 
 # --- Vector -----------------------------------------------------------------
 
@@ -101,6 +104,57 @@ def test_matmul_agrees_with_the_textbook_triple_loop() -> None:
             for k in range(6):
                 expected[i][j] += a_rows[i][k] * b_rows[k][j]
     assert allclose(a @ b, expected)
+
+
+def test_both_forms_of_the_dot_product_agree_with_a_naive_loop() -> None:
+    # vector.py's dot is math.sumprod on CPython 3.12+ and dot_by_map before: each is
+    # compared with the textbook loop, total += a[j] * b[j], on rows of mixed signs
+    rng = random.Random(5)
+    forms: list[Callable[[list[float], list[float]], float]] = [dot_by_map]
+    if sys.version_info >= (3, 12):
+        forms.append(math.sumprod)
+    assert dot in forms  # the one the arrays use is one of those tested here
+    for length in (1, 2, 8, 64, 768):
+        a = [rng.uniform(-1.0, 1.0) for _ in range(length)]
+        b = [rng.uniform(-1.0, 1.0) for _ in range(length)]
+        naive = 0.0
+        for j in range(length):
+            naive += a[j] * b[j]
+        for form in forms:
+            assert math.isclose(form(a, b), naive, rel_tol=1e-12, abs_tol=1e-12)
+    assert dot_by_map([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]) == 32.0  # 4 + 10 + 18
+    assert Vector([1, 2, 3]).dot(Vector([4, 5, 6])) == 32.0  # by the same one line
+
+
+def test_arrays_are_slots_without_a_dict() -> None:
+    # __slots__: a Vector, Matrix or Batch holds its one tuple and no __dict__
+    for array in (Vector([1.0]), Matrix([[1.0]]), Batch([[[1.0]]])):
+        assert not hasattr(array, "__dict__")
+        with pytest.raises(AttributeError):
+            setattr(array, "extra", 1)  # frozen, and no slot for it
+
+
+def test_slices_take_and_transpose_share_the_numbers_of_their_matrix() -> None:
+    # m[a:b] and m.take(ids) hold m's own row tuples; m.T m's own floats: nothing copied
+    m = Matrix([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    assert m[1:3].rows[0] is m.rows[1] and m.take([2, 0]).rows[0] is m.rows[2]
+    assert m.T.tolist() == [[1.0, 3.0, 5.0], [2.0, 4.0, 6.0]]  # row j is column j, by hand
+    assert m.T.rows[1][2] is m.rows[2][1] and m.T.T == m
+
+
+def test_the_quick_look_and_the_close_one_agree() -> None:
+    # rows as lists, tuples, Vectors, a zip or a generator: the same Matrix, numbers as given
+    expected = [[1.0, 2.0], [3.0, 4.0]]
+    for rows in ([[1.0, 2.0], [3.0, 4.0]], ((1.0, 2.0), (3.0, 4.0)), [[1, 2], [3, 4]],
+                 [Vector([1, 2]), Vector([3, 4])], zip([1.0, 3.0], [2.0, 4.0]),
+                 ([x, x + 1.0] for x in (1.0, 3.0))):
+        assert Matrix(rows).tolist() == expected
+    # a row with inf and -inf sums to NaN, yet holds no NaN: the closer look lets it in
+    assert Matrix([[math.inf, -math.inf]]).tolist() == [[math.inf, -math.inf]]
+    with pytest.raises(ShapeError, match=r"Matrix rows\[1\] has 1"):
+        Matrix([Vector([1, 2]), Vector([3])])  # Vectors of two widths
+    with pytest.raises(ValueError, match=r"Matrix rows\[1\]\[0\] is NaN"):
+        Matrix([[1.0], [math.nan]])
 
 
 def test_matrix_shape_mistakes() -> None:

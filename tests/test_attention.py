@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -355,3 +357,111 @@ def test_tables_too_big_for_a_laptop_are_refused_with_the_estimate() -> None:
                                          r"about 960 GB"):
         SingleHeadAttention(10**5, 10**5)
     assert causal_mask(2000).shape == (2000, 2000)  # 4e6 numbers, 128 MB: built
+
+
+# --- a boolean mask: which keys each query may attend ----------------------------------
+
+def naive_masked_attention(q: list[list[float]], k: list[list[float]], v: list[list[float]],
+                           may: list[list[bool]]) -> tuple[list[list[float]], list[list[float]]]:
+    """Loops again, over the allowed keys only; a query with none gets zero weights."""
+    d_k = len(q[0])
+    outputs, weights = [], []
+    for i, q_row in enumerate(q):
+        allowed = [j for j in range(len(k)) if may[i][j]]
+        exps = {j: math.exp(sum(q_row[c] * k[j][c] for c in range(d_k)) / math.sqrt(d_k))
+                for j in allowed}
+        row = [exps[j] / sum(exps.values()) if j in exps else 0.0 for j in range(len(k))]
+        weights.append(row)
+        outputs.append([sum(row[j] * v[j][c] for j in range(len(v))) for c in range(len(v[0]))])
+    return outputs, weights
+
+
+def _random_table(rng: random.Random, rows: int, cols: int) -> list[list[float]]:
+    return [[rng.uniform(-2, 2) for _ in range(cols)] for _ in range(rows)]
+
+
+def test_a_mask_lets_each_query_see_only_its_keys_as_the_loops_do() -> None:
+    rng = random.Random(19)
+    q, k, v = _random_table(rng, 3, 4), _random_table(rng, 5, 4), _random_table(rng, 5, 2)
+    may = [[True, False, True, True, False],
+           [False, False, False, False, True],
+           [True, True, True, True, True]]
+    result = scaled_dot_product_attention(Matrix(q), Matrix(k), Matrix(v), mask=may)
+    outputs, weights = naive_masked_attention(q, k, v, may)
+    assert allclose(result.output, outputs, rel_tol=1e-12, abs_tol=1e-15)
+    assert allclose(result.weights, weights, rel_tol=1e-12, abs_tol=0.0)  # zeros exactly 0
+    assert result.scores[0][1] == -math.inf and result.scores[0][0] > -math.inf
+
+
+def test_a_mask_and_causal_must_both_let_a_key_through() -> None:
+    rng = random.Random(8)
+    q, k, v = _random_table(rng, 4, 2), _random_table(rng, 4, 2), _random_table(rng, 4, 3)
+    may = [[True, True, True, True],
+           [False, True, True, False],
+           [True, False, True, True],
+           [False, True, False, True]]
+    both = [[may[i][j] and j <= i for j in range(4)] for i in range(4)]  # written out
+    result = scaled_dot_product_attention(Matrix(q), Matrix(k), Matrix(v), causal=True, mask=may)
+    outputs, weights = naive_masked_attention(q, k, v, both)
+    assert allclose(result.output, outputs, rel_tol=1e-12, abs_tol=1e-15)
+    assert allclose(result.weights, weights, rel_tol=1e-12, abs_tol=0.0)
+    # a lower-triangular mask is the causal mask, and 1/0 read as True/False
+    lower = [[1 if j <= i else 0 for j in range(4)] for i in range(4)]
+    assert scaled_dot_product_attention(Matrix(q), Matrix(k), Matrix(v), mask=lower) == \
+        scaled_dot_product_attention(Matrix(q), Matrix(k), Matrix(v), causal=True)
+
+
+def test_a_query_that_may_see_no_key_gets_zeros_not_nan() -> None:
+    rng = random.Random(3)
+    x = Matrix(_random_table(rng, 3, 2))
+    may = [[True, False, False], [False, False, False], [True, True, True]]
+    result = scaled_dot_product_attention(x, x, x, mask=may)
+    assert result.weights[1].tolist() == [0.0, 0.0, 0.0]
+    assert result.output[1].tolist() == [0.0, 0.0]
+    assert result.output[0].tolist() == x[0].tolist()  # its one key: weight exactly 1
+    # causal hides keys 1 and 2 from query 0, the mask hides key 0: nothing is left
+    blocked = scaled_dot_product_attention(x, x, x, causal=True, mask=[[False, True, True]] * 3)
+    assert blocked.output[0].tolist() == [0.0, 0.0]
+    assert blocked.weights[0].tolist() == [0.0, 0.0, 0.0]
+
+
+def test_heads_pass_the_mask_on() -> None:
+    x = Embedding(5, 4, seed=1).weight
+    may = [[j != 2 for j in range(5)] for _ in range(5)]  # nobody sees token 2
+    for head in (SingleHeadAttention(4, 2, seed=3), RotaryAttention(4, 2, seed=3)):
+        masked = head(x, mask=may)
+        assert all(row[2] == 0.0 for row in masked.weights.tolist())
+        assert masked.weights != head(x).weights
+
+
+def test_mask_mistakes() -> None:
+    a = Matrix.zeros(2, 3)
+    cases: list[tuple[Any, type[Exception], str]] = [
+        ([[True, True]], ShapeError, r"mask has 1 rows but there are 2 queries: mask\[i\]\[j\] "
+         r"says whether query i may attend key j, so it needs shape \(2, 2\)"),
+        ([[True, True], [True]], ShapeError, r"mask\[1\] has 1 entries but there are 2 keys"),
+        ([[True, 2], [True, True]], ValueError, r"mask\[0\]\[1\] = 2: a mask holds True"),
+        ([[True, 1.0], [True, True]], ValueError, r"mask\[0\]\[1\] = 1.0"),
+        (Matrix.zeros(2, 2), TypeError, r"not a Matrix; an additive table of 0.0 and -inf "
+         r"goes in bias="),
+        ("TT", TypeError, r"mask must be a list of 2 rows \(one per query\)"),
+        ([True, True], TypeError, r"mask\[0\] must be a list of 2 booleans"),
+    ]
+    for mask, error, words in cases:
+        with pytest.raises(error, match=words):
+            scaled_dot_product_attention(a, a, a, mask=mask)
+
+
+def test_a_mask_matches_pytorchs_boolean_attn_mask() -> None:
+    # Numbers from torch.nn.functional.scaled_dot_product_attention in float64, saved by
+    # tests/reference/make_batches_reference.py; its row 2 sees no key: torch gives zeros.
+    reference = json.loads((Path(__file__).parent / "reference" /
+                            "batches_reference.json").read_text())["attention_mask"]
+    result = scaled_dot_product_attention(Matrix(reference["q"]), Matrix(reference["k"]),
+                                          Matrix(reference["v"]), mask=reference["mask"])
+    assert allclose(result.output, reference["output"], rel_tol=1e-12, abs_tol=1e-14)
+    assert result.output[2].tolist() == reference["output"][2] == [0.0, 0.0]
+    case = reference["causal"]  # torch got the mask and the lower triangle combined
+    result = scaled_dot_product_attention(Matrix(case["q"]), Matrix(case["k"]), Matrix(case["v"]),
+                                          causal=True, mask=case["mask"])
+    assert allclose(result.output, case["output"], rel_tol=1e-12, abs_tol=1e-14)

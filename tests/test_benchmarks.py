@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from conftest import BENCHMARKS, LESSONS, plain_run, run, seconds
+from conftest import BENCHMARKS, LESSONS, benchmark, plain_run, run, seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,6 +65,16 @@ def test_bench_printing_quick_runs() -> None:
     done = run(BENCHMARKS["bench_printing"])  # bench_printing.py --quick
     assert done.returncode == 0, done.stdout + done.stderr
     assert "print(trace)" in done.stdout
+
+
+def test_bench_table_quick_runs_and_agrees() -> None:
+    # a 500 x 16 token table (GPT-2's 50,257 x 768 only by hand): exit 2 if the lookup and
+    # its baseline disagree
+    done = run(benchmark("bench_table.py", "--quick"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "build: Embedding(500, 16)" in done.stdout and "lookup:" in done.stdout
+    # the floor of pure Python's memory: a float object and a pointer, worked by hand
+    assert f"({sys.getsizeof(1.0) + 8} is pure Python's floor" in done.stdout
 
 
 def test_bench_train_quick_runs_and_agrees() -> None:

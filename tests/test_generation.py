@@ -1,4 +1,4 @@
-"""Chapter 9, generation with a cache (issue 19): TinyModel.generate and its KV cache.
+"""Chapter 10, generation with a cache (issue 19): TinyModel.generate and its KV cache.
 
 Expected values: the full forward pass (model.logits of the whole sequence, itself
 checked against a naive forward in tests/test_heads.py) for the cached step's logits;

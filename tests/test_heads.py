@@ -1,4 +1,4 @@
-"""Chapter 9 with several heads and positions as data (issue 19): TinyModel's num_heads,
+"""Chapter 10 with several heads and positions as data (issue 19): TinyModel's num_heads,
 rotary_fraction, per-head ALiBi slopes, attention_mask and position_ids.
 
 Expected numbers come from a second, naive forward pass written here from the formulas
@@ -190,7 +190,7 @@ def test_one_head_with_rotary_fraction_one_is_chapter_nines_arithmetic() -> None
 
 
 def test_alibi_slopes_one_per_head_default_to_the_papers() -> None:
-    # Press et al.: 2**(-8 (h + 1) / num_heads); one head keeps chapter 8's 1/2
+    # Press et al.: 2**(-8 (h + 1) / num_heads); one head keeps the pipeline's 1/2 (chapter 9)
     assert TinyModel(6, 8, 8, positions="alibi").alibi_slopes == (0.5,)
     assert TinyModel(6, 8, 8, positions="alibi", num_heads=2).alibi_slopes == (2 ** -4, 2 ** -8)
     assert TinyModel(6, 8, 8, positions="alibi", num_heads=4).alibi_slopes == (

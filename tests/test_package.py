@@ -33,10 +33,14 @@ ALLOWED_IMPORTS = {
     "rotary": {"arrays", "checks", "attention"},
     "relative": {"arrays", "batch", "broadcast", "checks", "embedding"},
     "context": {"arrays", "checks", "rotary"},  # past the context window: chapter 5's theta_i
+    "batches": set(),  # chapter 8: positions are data (plain lists of ints)
     "pipeline": {"arrays", "checks", "display", "tokenizer", "embedding", "positional",
                  "attention", "rotary", "relative"},
-    "__main__": {"lab", "pipeline", "tokenizer", "training"},  # the commands
-    # chapter 9, training: backpropagation written out, then the lab (its command: __main__)
+    "pipeline_batch": {"arrays", "checks", "display", "tokenizer", "embedding", "positional",
+                       "attention", "rotary", "relative", "batches", "pipeline"},
+    "__main__": {"lab", "pipeline", "pipeline_batch", "tokenizer", "training",
+                 "book.command", "exercises.__main__"},  # the commands
+    # chapter 10, training: backpropagation written out, then the lab (its command: __main__)
     "gradients": {"arrays", "broadcast", "checks"},  # the backward rules: appendices only
     "training_checks": {"arrays", "checks", "rotary", "relative", "pipeline",
                         "gradients"},  # 9's door
@@ -47,7 +51,7 @@ ALLOWED_IMPORTS = {
                  "relative", "context", "pipeline", "gradients", "training_checks", "heads",
                  "passes", "generation"},
     "lab": {"arrays", "checks", "gradients", "training"},
-    # chapter 10, the pictures: a package of small modules (minipe/plot/)
+    # chapter 11, the pictures: a package of small modules (minipe/plot/)
     "plot.table": {"broadcast", "checks", "arrays"},
     "plot.colors": set(),
     "plot.files": set(),
@@ -58,6 +62,28 @@ ALLOWED_IMPORTS = {
     "plot": {"plot.figures", "plot.svg", "plot.terminal", "plot.files"},
     "plot.__main__": {"__main__", "pipeline", "tokenizer", "plot.figures", "plot.files",
                       "plot.terminal"},  # __main__: how every command ends quietly
+    # the book (support, like plot/: no chapter imports it); only the standard library
+    "book.sources": set(),
+    "book.runs": {"book.sources"},
+    "book.prose": set(),
+    "book.literate": set(),
+    "book.pages": {"book.prose", "book.literate", "book.runs", "book.sources"},
+    "book.notebooks": {"book.runs", "book.sources"},
+    "book": {"book.pages", "book.prose", "book.literate", "book.notebooks", "book.runs",
+             "book.sources"},
+    "book.command": {"book", "book.runs", "book.sources"},
+    # support, not a chapter: the exercises (python -m minipe exercises); no chapter imports it
+    "exercises": set(),
+    "exercises.mistakes": set(),
+    "exercises.reference": {"arrays", "attention", "batch", "batches", "embedding",
+                            "gradients", "positional", "relative", "rotary", "tokenizer"},
+    "exercises.wrong": {"arrays", "attention", "exercises", "positional", "relative", "rotary"},
+    "exercises.catalogue": {"exercises", "relative"},
+    "exercises.checker": {"display", "exercises.catalogue", "exercises.mistakes"},
+    "exercises.solutions": set(),
+    "exercises.stubs": {"exercises.catalogue"},
+    "exercises.__main__": {"__main__", "exercises", "exercises.catalogue",
+                           "exercises.checker"},
 }
 
 

@@ -1,4 +1,4 @@
-"""Chapter 8: run(text) -> Trace, and python -m minipe."""
+"""Chapter 9: run(text) -> Trace, and python -m minipe."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Chapter 10: the pictures. SVGs are parsed back with xml.etree and counted; terminal
+"""Chapter 11: the pictures. SVGs are parsed back with xml.etree and counted; terminal
 pictures are measured; expected numbers come from the formulas, worked here by hand."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Chapter 9: the gradients, checked against finite differences; the loss, against a
+"""Chapter 10: the gradients, checked against finite differences; the loss, against a
 second, naive forward pass written here from the formulas; the batch sum; training.
 
 Every expected number is worked here: a central difference (L(w + h) - L(w - h)) / 2h of

@@ -162,6 +162,9 @@ KEY_NUMBERS: dict[str, list[str]] = {
         "tokens[b][t] + vector[b] for all (b, t)? True",
         f"{50257 * 768:,}",  # GPT-2's token table
         f"{1024 * 768:,}",  # GPT-2's position table
+        # 32 bytes a number (a 24-byte float object and an 8-byte pointer) against NumPy's 8
+        f"32 bytes, so the token table holds {50257 * 768 * 32 / 1e9:.2f} GB",
+        f"the bare 8 bytes: {50257 * 768 * 8 / 1e9:.2f} GB",
         "shape (1024, 768)",
     ],
     "06_relative_from_absolute.py": [
@@ -362,6 +365,18 @@ KEY_NUMBERS: dict[str, list[str]] = {
         f"2 pi = {2 * math.pi:.2f} positions",  # pair 0's wavelength, theta_0 = 1
         # where pair 0 is back at the angle of r = 2: 2 + 2 pi k
         "r = 2 + 2 pi k = " + ", ".join(f"{2 + 2 * math.pi * k:.2f}" for k in (1, 2, 3, 4)),
+    ],
+    "19_padded_batches.py": [
+        # 9 words sorted (a bites cat dog man mat on sat the), then <|unk|> 9, <|endoftext|> 10
+        "padding ID: 10",
+        "ids [10, 10, 10, 10, 8, 2] attention_mask [0, 0, 0, 0, 1, 1]",  # the 8, cat 2
+        # cumsum(mask) - 1 at the real tokens, 0 at padding, worked by hand
+        "[0, 1, 2, 3, 4, 5]  [0, 0, 1, 2, 3, 4]",
+        "[0, 1, 2, 3, 4, 5]  [0, 0, 0, 0, 0, 1]",
+        "weights on the 4 padding keys: all 0.0",
+        "Its weights: [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]",
+        "alibi      positions 4, 5 (by column): 0\n",  # |5 - 4| = |1 - 0|: the same bias
+        "Every kind, both sides: 0.0 - not small, zero.",
     ],
     "20_generation_with_a_cache.py": [
         # copy-back at the last of [1, 6, 3, 5] is 6 (two before it), then 3, 5, 6: the
@@ -659,6 +674,15 @@ def test_lesson_18_reports_what_carries_past_t() -> None:
     gap = float(next(line for line in lines if "NTK scores differ from as is" in line)
                 .split("at most ")[1].split()[0])
     assert gap < 1.0, gap
+
+
+def test_lesson_19_by_column_moves_the_tables_but_not_rope() -> None:
+    said = _first_run(WALKTHROUGHS / "19_padded_batches.py").stdout
+    shifts = dict(re.findall(r"   (\w+) +positions 4, 5 \(by column\): (\S+)", said))
+    assert set(shifts) == {"learned", "sinusoidal", "rope", "alibi"}
+    assert float(shifts["learned"]) > 0.1 and float(shifts["sinusoidal"]) > 0.1
+    assert 0 <= float(shifts["rope"]) < 1e-14  # rounding: cos and sin of other angles
+    assert float(shifts["alibi"]) == 0.0
 
 
 def test_lesson_07_both_heads_learn_on_4_tokens() -> None:

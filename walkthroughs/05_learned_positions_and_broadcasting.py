@@ -9,6 +9,8 @@ added to every sequence of an (8, 4, 256) batch, row t to token t.
 Lectures 001 and 002. Run: python walkthroughs/05_learned_positions_and_broadcasting.py
 """
 
+import struct
+import sys
 import textwrap
 import time
 
@@ -153,6 +155,17 @@ if __name__ == "__main__":
           f"{gpt2_vocab * gpt2_d_model:,} numbers")  # 38,597,376
     print(f"position table: {gpt2_context} x {gpt2_d_model} = "
           f"{gpt2_context * gpt2_d_model:,} numbers")  # 786,432
+    float_object, pointer = sys.getsizeof(1.0), struct.calcsize("P")  # 24 and 8 bytes
+    per_number = float_object + pointer  # a row holds pointers to float objects
+    token_gigabytes = gpt2_vocab * gpt2_d_model * per_number / 1e9
+    print(f"In pure Python a number is a {float_object}-byte float object and the "
+          f"{pointer}-byte pointer")
+    print(f"to it in its row: {per_number} bytes, so the token table holds "
+          f"{token_gigabytes:.2f} GB, where NumPy's")
+    print(f"float64 array holds the bare 8 bytes: {gpt2_vocab * gpt2_d_model * 8 / 1e9:.2f} GB. "
+          f"Its {gpt2_vocab * gpt2_d_model / 1e6:.1f} million numbers are")
+    print("also drawn one Python call at a time: tens of seconds (benchmarks/bench_table.py")
+    print("measures the build and the lookup at this size).")
     start = time.perf_counter()
     table = sinusoidal_encoding(gpt2_context, gpt2_d_model)  # (1024, 768)
     seconds = time.perf_counter() - start

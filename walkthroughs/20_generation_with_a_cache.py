@@ -11,7 +11,7 @@ they let each new token compute only its own row, at position len(cache).
 The lesson checks that the cache gives the same tokens and the same numbers,
 counts what each way computes, and shows what a wrong position does.
 
-Lecture 004, with chapter 9 (minipe/generation.py, minipe/training.py, minipe/lab.py).
+Lecture 004, with chapter 10 (minipe/generation.py, minipe/training.py, minipe/lab.py).
 Run: python walkthroughs/20_generation_with_a_cache.py [--step] [--svg]
 """
 

@@ -10,7 +10,7 @@ must turn pairs that stay inside one head: turning all of d_model in the half
 layout and then cutting it into heads leaves no single head's scores relative,
 only their sum. ALiBi gives each head its own slope, steep to gentle.
 
-Lecture 004, with chapters 5, 6 and 9 (minipe/rotary.py, minipe/relative.py,
+Lecture 004, with chapters 5, 6 and 10 (minipe/rotary.py, minipe/relative.py,
 minipe/heads.py).
 Run: python walkthroughs/21_several_heads.py [--step] [--svg]
 """

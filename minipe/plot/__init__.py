@@ -1,4 +1,4 @@
-"""Chapter 10 - pictures: see the encodings instead of reading a 1024 x 768 table.
+"""Chapter 11 - pictures: see the encodings instead of reading a 1024 x 768 table.
 
     table.py     what every picture needs: checked numbers, sampling down, round ticks
     colors.py    colour scales: sequential from 0 for amounts, diverging around 0 for signs

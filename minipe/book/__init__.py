@@ -1,0 +1,211 @@
+"""The book: minipe to read without running it, as HTML pages and as notebooks.
+
+    python -m minipe book                # build/book/index.html, from the clone
+    python -m minipe book DIR            # the book into DIR
+    python -m minipe book --notebooks    # and rewrite walkthroughs/NN_topic.ipynb
+
+A support part, like minipe/plot/, not a chapter: no chapter imports it.
+Building it runs each lesson once (`runs.py`) and reads the clone
+(`sources.py`); then it writes three kinds of pages:
+
+- index.html: the chapter map in reading order, the lessons with the question
+  each answers, the sources and the errata (from the two READMEs);
+- chapters/NAME.html: each module as a literate page (`literate.py`), with
+  the lessons that use it;
+- lessons/NN_topic.html: each `# %%` cell's code, what it printed and the
+  figures it drew (inline SVG), with the chapters it uses.
+
+`build_book(out, runs)` and `lesson_notebooks(runs)` take the lessons' runs
+from the caller, so a test can hand them runs it already has. The same runs
+give the same bytes: no dates, no absolute paths, everything in a fixed order.
+"""
+
+from __future__ import annotations
+
+import ast
+import html
+import posixpath
+from pathlib import Path
+from typing import Mapping
+
+from minipe.book.pages import (
+    Site,
+    chapter_body,
+    chapter_page,
+    frame,
+    lesson_body,
+    lesson_page,
+    navigation,
+)
+from minipe.book.prose import Resolve, blocks, inline
+from minipe.book.literate import sections
+from minipe.book.notebooks import notebook_text
+from minipe.book.runs import LessonRun, cell_outputs, run_lessons
+from minipe.book.sources import (
+    Lesson,
+    chapter_order,
+    chapter_rows,
+    lesson_chapters,
+    lesson_paths,
+    module_name,
+    module_path,
+    read_lesson,
+)
+
+BAR = "\\|"  # a bar inside a markdown table's cell
+ROOT = Path(__file__).resolve().parent.parent.parent  # the clone: minipe/book/ is two below
+
+__all__ = ["LessonRun", "ROOT", "build_book", "lesson_notebooks", "run_lessons"]
+
+
+def _resolver(site: Site, here: str, base: str, chapters: list[str],
+              lessons: list[Lesson]) -> Resolve:
+    """Where a markdown link written in directory `base` of the clone points from `here`:
+    a module to its chapter page, a lesson to its page, a README section to the index."""
+    stems = {lesson.stem for lesson in lessons}
+    anchors = {"walkthroughs/README.md": "index.html", "README.md": "index.html"}
+
+    def resolve(target: str) -> str:
+        if "://" in target or target.startswith("mailto:"):
+            return target
+        path, _, fragment = target.partition("#")
+        if not path:
+            return target if here == "index.html" else site.page(here, "index.html") + target
+        path = posixpath.normpath(posixpath.join(base, path))
+        if path.startswith("minipe/") and path.endswith(".py"):
+            name = module_name(site.root, site.root / path)
+            if name in chapters:
+                return site.page(here, chapter_page(name))
+        if path.startswith("walkthroughs/") and Path(path).stem in stems:
+            return site.page(here, lesson_page(Path(path).stem))
+        if path in anchors and fragment in ("sources", "errata", "the-lessons"):
+            return site.page(here, anchors[path]) + "#" + fragment
+        if not (site.root / path).exists():
+            return ""  # not a file of the clone: the text stays as written
+        return site.file(here, path) + (f"#{fragment}" if fragment else "")
+
+    return resolve
+
+
+def _section(text: str, heading: str) -> str:
+    """The markdown under `## heading`, up to the next `## `."""
+    return text.partition(f"\n## {heading}\n")[2].partition("\n## ")[0]
+
+
+def build_book(out: Path, runs: Mapping[str, LessonRun], root: Path = ROOT) -> list[Path]:
+    """Write the book into `out` from the lessons' runs (by stem: "04_sinusoidal_by_hand");
+    return the pages written, in order."""
+    site = Site(root, out)
+    chapters = chapter_order(root)
+    lessons = [read_lesson(root, path) for path in lesson_paths(root)]
+    missing = [lesson.stem for lesson in lessons if lesson.stem not in runs]
+    if missing:
+        raise ValueError(f"build_book needs a run of every lesson (by stem), but runs has "
+                         f"none for {', '.join(missing)}: run_lessons() makes them")
+    uses = {lesson.stem: lesson_chapters(root, root / lesson.path) for lesson in lessons}
+    rows = chapter_rows(root)
+    written: dict[str, str] = {"index.html": _index(site, chapters, lessons)}
+    for at, name in enumerate(chapters):
+        here = chapter_page(name)
+        repo_path = module_path(root, name).relative_to(root).as_posix()
+        resolve = _resolver(site, here, posixpath.dirname(repo_path), chapters, lessons)
+        users = [lesson for lesson in lessons if name in uses[lesson.stem]]
+        used_by = ", ".join(f'<a href="{site.page(here, lesson_page(lesson.stem))}">'
+                            f"{html.escape(lesson.title)}</a>" for lesson in users)
+        heading = (f"<h1>{html.escape(repo_path)}</h1>\n<p class=\"meta\">Chapter page "
+                   f"{at + 1} of {len(chapters)} · the file: <a href=\""
+                   f"{site.file(here, repo_path)}\">{html.escape(repo_path)}</a>"
+                   f"<br>Lessons that use it: {used_by or 'none imports it directly'}</p>")
+        if name in rows:
+            number, teaches = rows[name]
+            heading += (f"\n<p class=\"lead\"><em>Chapter {html.escape(number)} of the map:"
+                        f"</em> {inline(teaches.replace(BAR, '|'), resolve)}</p>")
+        source = (root / repo_path).read_text(encoding="utf-8")
+        body = chapter_body(site, here, repo_path, source, sections(source), heading,
+                                  resolve)
+        before = (chapter_page(chapters[at - 1]), chapters[at - 1]) if at else None
+        after = ((chapter_page(chapters[at + 1]), chapters[at + 1])
+                 if at + 1 < len(chapters) else None)
+        written[here] = frame(f"{repo_path} · minipe", body,
+                                    navigation(site, here, before, after))
+    for at, lesson in enumerate(lessons):
+        here = lesson_page(lesson.stem)
+        resolve = _resolver(site, here, "walkthroughs", chapters, lessons)
+        used = ", ".join(f'<a href="{site.page(here, chapter_page(name))}">{name}</a>'
+                         for name in uses[lesson.stem])
+        notebook = lesson.path.removesuffix(".py") + ".ipynb"
+        heading = (f"<h1>{html.escape(lesson.title)}</h1>\n<p class=\"meta\">The script: "
+                   f"<a href=\"{site.file(here, lesson.path)}\">{lesson.path}</a> · as a "
+                   f"notebook: <a href=\"{site.file(here, notebook)}\">{notebook}</a><br>"
+                   f"Chapters it uses: {used}</p>")
+        outputs = cell_outputs(lesson, runs[lesson.stem])
+        body = lesson_body(site, here, lesson, outputs, heading, resolve)
+        before = (lesson_page(lessons[at - 1].stem), lessons[at - 1].title) if at else None
+        after = ((lesson_page(lessons[at + 1].stem), lessons[at + 1].title)
+                 if at + 1 < len(lessons) else None)
+        written[here] = frame(f"{lesson.title} · minipe", body,
+                                    navigation(site, here, before, after))
+    paths = []
+    for page, text in written.items():
+        path = out / page
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def _index(site: Site, chapters: list[str], lessons: list[Lesson]) -> str:
+    """The contents: the chapter map, every module, the lessons, the sources, the errata."""
+    here = "index.html"
+    readme = (site.root / "README.md").read_text(encoding="utf-8")
+    walkthroughs = (site.root / "walkthroughs" / "README.md").read_text(encoding="utf-8")
+    top = _resolver(site, here, "", chapters, lessons)
+    inner = _resolver(site, here, "walkthroughs", chapters, lessons)
+    intro = readme.partition("\n\n")[2].partition("\n\n")[0]
+    modules = "".join(f'<li><a href="{site.page(here, chapter_page(name))}">'
+                      f"{module_path(site.root, name).relative_to(site.root).as_posix()}"
+                      f"</a>: {inline(_first_line(site.root, name), top)}</li>"
+                      for name in chapters)
+    rows = "".join(f'<tr><td><a href="{site.page(here, lesson_page(lesson.stem))}">'
+                   f"{html.escape(lesson.title)}</a></td><td>{html.escape(lesson.question)}"
+                   "</td></tr>\n" for lesson in lessons)
+    body = "\n".join([
+        "<h1>minipe: the book</h1>",
+        f'<p class="lead">{inline(" ".join(intro.split()), top)}</p>',
+        "<p>Every chapter is a page of its source, with the docstrings and comments as prose "
+        "above the lines they explain; every lesson is a page of its cells, each with what "
+        "it prints and the figures it draws. Nothing here needs to be run.</p>",
+        "<h2 id=\"chapters\">The chapters</h2>",
+        blocks(_section(readme, "The chapters"), top),
+        "<h3>Every module, in reading order</h3>",
+        f'<ol class="modules">{modules}</ol>',
+        "<h2 id=\"the-lessons\">The lessons</h2>",
+        f"<table>\n<thead><tr><th>lesson</th><th>the question it answers</th></tr></thead>"
+        f"\n<tbody>\n{rows}</tbody>\n</table>",
+        "<h2 id=\"sources\">Sources</h2>",
+        blocks(_section(walkthroughs, "Sources"), inner),
+        "<h2 id=\"errata\">Errata</h2>",
+        blocks(_section(walkthroughs, "Errata"), inner),
+    ])
+    first = (chapter_page(chapters[0]), chapters[0]) if chapters else None
+    nav = navigation(site, here, None, first)
+    return frame("minipe: the book", body, nav)
+
+
+def _first_line(root: Path, name: str) -> str:
+    """The first line of the module's docstring: what it is about."""
+    tree = ast.parse(module_path(root, name).read_text(encoding="utf-8"))
+    return (ast.get_docstring(tree) or "").partition("\n")[0]
+
+
+def lesson_notebooks(runs: Mapping[str, LessonRun], root: Path = ROOT) -> dict[Path, str]:
+    """Each lesson's notebook: its path (beside the script) and its text."""
+    notebooks = {}
+    for path in lesson_paths(root):
+        if path.stem not in runs:
+            raise ValueError(f"lesson_notebooks needs a run of {path.stem}: run_lessons() "
+                             "makes one for every lesson")
+        lesson = read_lesson(root, path)
+        notebooks[path.with_suffix(".ipynb")] = notebook_text(lesson,
+                                                              cell_outputs(lesson, runs[path.stem]))
+    return notebooks

@@ -1,0 +1,66 @@
+"""`python -m minipe book [DIR] [--notebooks]`: run every lesson once, then write the book.
+
+Progress goes to stderr, one line per lesson as it ends; the pages go into DIR
+(build/book/ in the clone by default, which git ignores). With --notebooks the
+lessons' notebooks beside the scripts are rewritten from the same runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from minipe.book import ROOT, build_book, lesson_notebooks
+from minipe.book.runs import run_lessons
+from minipe.book.sources import lesson_paths
+
+
+def book_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m minipe book",
+        description="Write minipe as a book to read without running it: the chapters as "
+        "literate pages, each lesson with what it prints and draws, the chapter map, the "
+        "sources and the errata. Static HTML, no network, no JavaScript. It runs every "
+        "lesson once, so it needs the clone (walkthroughs/ beside minipe/).")
+    parser.add_argument("dir", nargs="?", type=Path, default=ROOT / "build" / "book",
+                        metavar="DIR", help="where to write the pages (default: build/book "
+                        "in the clone, which git ignores)")
+    parser.add_argument("--notebooks", action="store_true",
+                        help="also rewrite walkthroughs/NN_topic.ipynb, each lesson as a "
+                        "Jupyter notebook with its outputs")
+    return parser
+
+
+def book_command(argv: list[str]) -> int:
+    """Build the book; 0 when written. A missing clone or a failing lesson exits 2 or 1."""
+    parser = book_parser()
+    args = parser.parse_args(argv)
+    paths = lesson_paths(ROOT)
+    if not paths:
+        parser.error(f"no lessons in {ROOT / 'walkthroughs'}: the book is built from a clone "
+                     "of minipe, where walkthroughs/ sits beside minipe/")
+    if args.dir.exists() and not args.dir.is_dir():
+        parser.error(f"{args.dir} is a file: DIR must be a directory (made if missing)")
+
+    def say(line: str) -> None:
+        print(f"book: {line}", file=sys.stderr, flush=True)
+
+    start = time.perf_counter()
+    say(f"running {len(paths)} lessons, two at a time")
+    with tempfile.TemporaryDirectory(prefix="minipe-book-") as figures:
+        try:
+            runs = run_lessons(ROOT, paths, Path(figures), say)
+        except RuntimeError as error:
+            say(str(error))
+            return 1
+        pages = build_book(args.dir, runs)
+        notebooks = lesson_notebooks(runs) if args.notebooks else {}
+    for path, text in notebooks.items():
+        path.write_text(text, encoding="utf-8")
+    say(f"wrote {len(pages)} pages in {time.perf_counter() - start:.1f} s"
+        + (f" and {len(notebooks)} notebooks into walkthroughs/" if notebooks else ""))
+    print(args.dir / "index.html")
+    return 0

@@ -1,0 +1,190 @@
+"""The book's pages: one frame (style, navigation) around a chapter, a lesson or the index.
+
+Every page is a plain HTML file with its style inside it: it opens from the
+file system, prints cleanly, and loads nothing from anywhere. Links are
+relative: to the book's other pages, and to the files of the clone (a line
+number opens its line in the file).
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import posixpath
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from minipe.book.prose import Resolve, blocks, inline
+from minipe.book.literate import Section, highlight
+from minipe.book.runs import Part
+from minipe.book.sources import Lesson
+
+STYLE = """
+:root { --ink: #1f1d1a; --muted: #6b665e; --rule: #e3ded3; --paper: #fffefb;
+  --code: #f5f3ee; --accent: #8c2f14; }
+html { background: var(--paper); }
+body { margin: 0; color: var(--ink); font: 17px/1.6 "Iowan Old Style", "Palatino Linotype",
+  Palatino, "Book Antiqua", Georgia, "DejaVu Serif", serif; }
+main { max-width: 60rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
+p, ul, ol, .lead { max-width: 40em; }
+h1 { font-size: 2rem; line-height: 1.2; margin: 1.2rem 0 .4rem; }
+h2 { font-size: 1.35rem; margin: 2.2rem 0 .6rem; border-bottom: 1px solid var(--rule); }
+h3 { font-size: 1.1rem; margin: 1.6rem 0 .4rem; }
+a { color: var(--accent); }
+.meta { color: var(--muted); font-size: .92rem; }
+code, pre { font-family: ui-monospace, "SF Mono", "DejaVu Sans Mono", Menlo, Consolas,
+  monospace; font-size: 13px; }
+p code, li code, td code { background: var(--code); padding: 0 .2em; border-radius: 3px; }
+pre { line-height: 1.45; overflow-x: auto; margin: .6rem 0 1rem; }
+pre.code { background: var(--code); padding: .6rem .9rem; border-radius: 4px; }
+pre.formula { padding: .2rem 1rem; border-left: 3px solid var(--rule); }
+pre.output { padding: .5rem .9rem; border: 1px solid var(--rule); border-radius: 4px;
+  background: #fff; }
+.output-label { color: var(--muted); font-size: .8rem; margin: -.4rem 0 -.5rem;
+  font-style: italic; }
+.ln { display: inline-block; width: 3.5ch; margin-right: 1.5ch; text-align: right;
+  color: #a9a396; text-decoration: none; user-select: none; }
+.ln:hover { color: var(--accent); }
+.k { color: #6f2c91; } .s { color: #2b6a35; } .c { color: #8a6a2f; font-style: italic; }
+.n { color: #9c3b12; }
+figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; }
+figcaption { color: var(--muted); font-size: .85rem; }
+table { border-collapse: collapse; font-size: .92rem; margin: 1rem 0; }
+th, td { text-align: left; vertical-align: top; padding: .35rem .6rem;
+  border-bottom: 1px solid var(--rule); }
+nav { max-width: 60rem; margin: 0 auto; padding: .6rem 1.5rem; display: flex;
+  justify-content: space-between; gap: 1rem; font-size: .9rem; color: var(--muted); }
+nav.top { border-bottom: 1px solid var(--rule); } nav.bottom { border-top: 1px solid var(--rule); }
+section.literate { margin: 1.4rem 0; }
+ol.contents { font-size: .95rem; color: var(--muted); margin: 1rem 0 1.5rem; }
+@media print {
+  html, body { background: #fff; } nav { display: none; } body { font-size: 11pt; }
+  main { max-width: none; padding: 0; } a { color: inherit; text-decoration: none; }
+  pre { white-space: pre-wrap; } figure { break-inside: avoid; } h2 { break-after: avoid; }
+}
+"""
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where the book is written (`out`) and the clone it is about (`root`)."""
+
+    root: Path
+    out: Path
+
+    def page(self, from_page: str, to_page: str) -> str:
+        """The relative link from one page of the book to another (paths inside the book)."""
+        return posixpath.relpath(to_page, posixpath.dirname(from_page) or ".")
+
+    def file(self, from_page: str, repo_path: str) -> str:
+        """The relative link from a page to a file of the clone."""
+        start = (self.out / from_page).parent
+        return Path(os.path.relpath(self.root / repo_path, start)).as_posix()
+
+
+def chapter_page(name: str) -> str:
+    return f"chapters/{name}.html"
+
+
+def lesson_page(stem: str) -> str:
+    return f"lessons/{stem}.html"
+
+
+def frame(title: str, body: str, nav: str) -> str:
+    """A whole page: its title, the navigation above and below, and the body."""
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            f"<title>{html.escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
+            f"<nav class=\"top\">{nav}</nav>\n<main>\n{body}\n</main>\n"
+            f"<nav class=\"bottom\">{nav}</nav>\n</body>\n</html>\n")
+
+
+def navigation(site: Site, here: str, previous: tuple[str, str] | None,
+               following: tuple[str, str] | None) -> str:
+    """Previous, up (the contents) and next, each a (page, label) pair or None."""
+    def link(pair: tuple[str, str] | None, arrow: str) -> str:
+        if pair is None:
+            return "<span></span>"
+        page, label = pair
+        label = html.escape(label)
+        text = f"{arrow} {label}" if arrow == "←" else f"{label} {arrow}"
+        return f'<a href="{site.page(here, page)}">{text}</a>'
+
+    up = f'<a href="{site.page(here, "index.html")}">↑ contents</a>'
+    return link(previous, "←") + up + link(following, "→")
+
+
+def code_block(site: Site, here: str, repo_path: str, html_lines: list[str],
+               numbers: tuple[int, ...], texts: dict[int, str] | None = None) -> str:
+    """The lines `numbers` of a file, each with its number linking to it in the file.
+
+    `texts` replaces a line's HTML (a lesson's dedented cell) where given."""
+    target = site.file(here, repo_path)
+    rows = []
+    previous = None
+    for number in numbers:
+        if previous is not None and number > previous + 1 and texts is None:
+            rows.append('<span class="ln gap">…</span>')  # lines moved into the prose above
+        line = html_lines[number - 1] if texts is None else texts[number]
+        rows.append(f'<a class="ln" id="L{number}" href="{target}#L{number}">{number}</a>{line}')
+        previous = number
+    return '<pre class="code">' + "\n".join(rows) + "</pre>"
+
+
+BANNER = re.compile(r"^[-=#~*]{5,}$")
+
+
+def literate_prose(text: str, resolve: Resolve) -> str:
+    """A section's prose; a comment block between rules of dashes is a heading."""
+    lines = text.split("\n")
+    kept = [line for line in lines if not BANNER.match(line.strip())]
+    if len(kept) < len(lines) and len([line for line in kept if line.strip()]) == 1:
+        return f"<h2>{inline(' '.join(kept).strip(), resolve)}</h2>"
+    return blocks("\n".join(kept), resolve)
+
+
+def chapter_body(site: Site, here: str, repo_path: str, source: str, sections: list[Section],
+                 heading: str, resolve: Resolve) -> str:
+    """A module's page: the heading, then each section's prose above its code."""
+    lines = highlight(source)
+    parts = [heading]
+    for section in sections:
+        text = literate_prose(section.prose, resolve) if section.prose.strip() else ""
+        code = code_block(site, here, repo_path, lines, section.lines) if section.lines else ""
+        parts.append(f'<section class="literate">\n{text}\n{code}\n</section>')
+    return "\n".join(parts)
+
+
+def figure(name: str, svg: str) -> str:
+    """An SVG drawn by a lesson, inline; its ids prefixed by its file name, so that two
+    figures on one page never share an id."""
+    prefix = re.sub(r"[^A-Za-z0-9]+", "-", Path(name).stem)
+    svg = re.sub(r"^<\?xml[^>]*\?>\s*", "", svg.strip())
+    svg = re.sub(r'\bid="', f'id="{prefix}-', svg)
+    return f"<figure>\n{svg}\n<figcaption>{html.escape(name)}</figcaption>\n</figure>"
+
+
+def lesson_body(site: Site, here: str, lesson: Lesson, outputs: list[list[Part]],
+                heading: str, resolve: Resolve) -> str:
+    """A lesson's page: its docstring, then each cell's code, what it printed, its figures."""
+    source = (site.root / lesson.path).read_text(encoding="utf-8")
+    lines = highlight(source)
+    intro = lesson.doc.partition("\n")[2]
+    contents = "".join(f'<li><a href="#cell-{at}">{inline(cell.title, resolve)}</a></li>'
+                       for at, cell in enumerate(lesson.cells) if cell.title)
+    parts = [heading, blocks(intro, resolve), f'<ol class="contents">{contents}</ol>']
+    for at, (cell, output) in enumerate(zip(lesson.cells, outputs)):
+        if cell.title:
+            parts.append(f'<h2 id="cell-{at}">{at}. {inline(cell.title, resolve)}</h2>')
+        cell_html = highlight(cell.code)
+        texts = {number: cell_html[at] for at, (number, _) in enumerate(cell.lines)}
+        numbers = tuple(number for number, _ in cell.lines)
+        parts.append(code_block(site, here, lesson.path, lines, numbers, texts))
+        for part in output:
+            if part.figure:
+                parts.append(figure(part.figure, part.text))
+            else:
+                parts.append('<p class="output-label">prints</p>\n<pre class="output">'
+                             + html.escape(part.text.strip("\n"), quote=False) + "</pre>")
+    return "\n".join(parts)

@@ -1,0 +1,124 @@
+"""Prose into HTML: the little markdown that minipe's READMEs, docstrings and comments use.
+
+Blocks: paragraphs (separated by blank lines), indented lines kept as written
+(formulas, examples, `>>>` sessions), `- ` lists, `|` tables and `#` headings.
+Inline: `code`, [text](target), <https://...>, **bold**, *emphasis*. Everything else is
+escaped, so a formula's `<` and `&` read as written.
+
+A link's target goes through `resolve`, which says where it points from the
+page being written (a page of the book, a file of the clone, or an address),
+or '' if it leads nowhere: then the link stays text, as written.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Callable
+
+Resolve = Callable[[str], str]
+INLINE = re.compile(r"`([^`]+)`|\[([^\]]+)\]\(([^)\s]+)\)|<(https?://[^>\s]+)>|\*\*([^*]+)\*\*"
+                    r"|(?<![\w*])\*([^*\s](?:[^*]*[^*\s])?)\*(?![\w*])")
+NUMBERED = re.compile(r"\d+\. ")  # "2. Learned ...": a numbered point starts a paragraph
+CELL_BAR = re.compile(r"(?<!\\)\|")  # a table's column bar; `\|` is a bar inside a cell
+
+
+def inline(text: str, resolve: Resolve) -> str:
+    """One line or paragraph of markdown, as HTML."""
+    out: list[str] = []
+    at = 0
+    for match in INLINE.finditer(text):
+        out.append(html.escape(text[at:match.start()], quote=False))
+        code, label, target, address, bold, emphasis = match.groups()
+        if code is not None:
+            out.append(f"<code>{html.escape(code, quote=False)}</code>")
+        elif label is not None:
+            href = resolve(target)
+            out.append(f'<a href="{html.escape(href)}">{inline(label, resolve)}</a>' if href
+                       else html.escape(match.group(0), quote=False))  # leads nowhere: text
+        elif address is not None:
+            out.append(f'<a href="{html.escape(address)}">{html.escape(address)}</a>')
+        elif bold is not None:
+            out.append(f"<strong>{inline(bold, resolve)}</strong>")
+        else:
+            out.append(f"<em>{inline(emphasis, resolve)}</em>")
+        at = match.end()
+    out.append(html.escape(text[at:], quote=False))
+    return "".join(out)
+
+
+def blocks(text: str, resolve: Resolve) -> str:
+    """A whole text (a README section, a docstring, a run of comments) as HTML blocks."""
+    out: list[str] = []
+    lines = text.strip("\n").split("\n")
+    at = 0
+    while at < len(lines):
+        line = lines[at]
+        end = at + 1
+        if not line.strip():
+            at += 1
+            continue
+        if line.startswith(">>> "):  # a doctest: to the blank line
+            while end < len(lines) and lines[end].strip():
+                end += 1
+            kept = "\n".join(lines[at:end])
+            out.append(f'<pre class="formula">{html.escape(kept, quote=False)}</pre>')
+        elif line.startswith(("    ", "\t")):  # indented: kept as written
+            while end < len(lines) and (lines[end].startswith(("    ", "\t"))
+                                        or not lines[end].strip() and end + 1 < len(lines)
+                                        and lines[end + 1].startswith("    ")):
+                end += 1
+            kept = "\n".join(lines[at:end])
+            out.append(f'<pre class="formula">{html.escape(_dedent(kept), quote=False)}</pre>')
+        elif line.startswith("#"):
+            level = min(len(line) - len(line.lstrip("#")) + 1, 4)
+            out.append(f"<h{level}>{inline(line.lstrip('#').strip(), resolve)}</h{level}>")
+        elif line.startswith("|"):
+            while end < len(lines) and lines[end].startswith("|"):
+                end += 1
+            out.append(table(lines[at:end], resolve))
+        elif line.startswith(("- ", "* ")):
+            items: list[str] = []
+            while end <= len(lines):
+                item = [lines[end - 1][2:]]
+                while end < len(lines) and lines[end].startswith("  ") and lines[end].strip():
+                    item.append(lines[end].strip())
+                    end += 1
+                items.append(f"<li>{inline(' '.join(item), resolve)}</li>")
+                if end < len(lines) and lines[end].startswith(("- ", "* ")):
+                    end += 1
+                else:
+                    break
+            out.append("<ul>" + "".join(items) + "</ul>")
+        else:
+            while (end < len(lines) and lines[end].strip() and not NUMBERED.match(lines[end])
+                   and not lines[end].startswith(("    ", "|", "- ", "* ", ">>> "))):
+                end += 1
+            paragraph = " ".join(part.strip() for part in lines[at:end])
+            if any("  " in part.strip() for part in lines[at:end]):  # aligned: a formula
+                kept = html.escape("\n".join(lines[at:end]), quote=False)
+                out.append(f'<pre class="formula">{kept}</pre>')
+            else:
+                out.append(f"<p>{inline(paragraph, resolve)}</p>")
+        at = end
+    return "\n".join(out)
+
+
+def table(rows: list[str], resolve: Resolve) -> str:
+    """A markdown table (header, `---` row, body) as an HTML table."""
+    def cells(row: str) -> list[str]:
+        parts = CELL_BAR.split(row.strip().strip("|"))
+        return [part.strip().replace("\\|", "|") for part in parts]
+
+    head = "".join(f"<th>{inline(cell, resolve)}</th>" for cell in cells(rows[0]))
+    body = ["<tr>" + "".join(f"<td>{inline(cell, resolve)}</td>" for cell in cells(row))
+            + "</tr>" for row in rows[2:]]
+    return (f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(body)
+            + "\n</tbody>\n</table>")
+
+
+def _dedent(text: str) -> str:
+    """The lines with their common indentation taken away."""
+    lines = text.split("\n")
+    indent = min((len(line) - len(line.lstrip()) for line in lines if line.strip()), default=0)
+    return "\n".join(line[indent:] for line in lines).rstrip()

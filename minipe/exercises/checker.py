@@ -1,0 +1,268 @@
+"""Run a learner's function on an exercise's cases and say, in sentences, how it went.
+
+The stub file is read once and run from that text, so what is checked is what
+the marker line is later written into. Each case calls the learner's function
+and minipe's with the same inputs (each gets its own copy). The first case that
+differs is shown as a grid - expected, yours and their difference, row by row -
+and, when a known wrong solution gives exactly the learner's numbers, the
+mistake is named with the chapter line that has it right. An exception from the
+learner's code is told as a sentence with the learner's own line.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import textwrap
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from minipe.display import format_number, grid_line
+from minipe.exercises.catalogue import Exercise, Function, call_each
+from minipe.exercises.mistakes import MISTAKES
+
+SHOWN_ROWS = 3  # the differing rows shown in a grid
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one call gave: a value, or an error and the learner's line it came from."""
+
+    value: Any = None
+    error: Exception | None = None
+    line: str = ""  # "line 12: return table[pos]" in the learner's file, if the error came from it
+
+
+@dataclass(frozen=True)
+class Result:
+    status: str  # "done", "not done" (the stub is untouched), "wrong" or "broken"
+    text: str  # what to print
+    mistake: str = ""  # the key of the mistake recognised, if one was
+
+
+def load(path: Path, source: str, function: str) -> tuple[Function | None, Result | None]:
+    """Run the stub's text; its function, or a Result saying why there is none."""
+    namespace: dict[str, Any] = {"__name__": f"exercise_{path.stem}", "__file__": str(path)}
+    try:
+        code = compile(source, str(path), "exec")
+    except SyntaxError as error:
+        text = (f"{path} line {error.lineno} is not Python yet: {error.msg}\n"
+                f"    {(error.text or '').strip()}")
+        return None, Result("broken", text)
+    try:
+        exec(code, namespace)
+    except Exception as error:  # the learner's file, run: anything can happen
+        where = learner_line(error, path)
+        return None, Result("broken", f"running {path} raised {type(error).__name__} at "
+                                      f"{where or 'import'}: {error}")
+    found = namespace.get(function)
+    if not callable(found):
+        return None, Result("broken", f"{path} defines no function {function}(): the checker "
+                                      f"calls that name")
+    return found, None
+
+
+def learner_line(error: BaseException, path: Path) -> str:
+    """'line 31: return ids[0]', the last line of `path` the error passed through ('' if none)."""
+    for frame in reversed(traceback.extract_tb(error.__traceback__)):
+        if Path(frame.filename) == path:
+            return f"line {frame.lineno}: {(frame.line or '').strip()}"
+    return ""
+
+
+def outcome(exercise: Exercise, function: Function, args: tuple[Any, ...], path: Path) -> Outcome:
+    try:
+        value = exercise.call(function, copy.deepcopy(args))  # its own copy to change
+    except Exception as error:  # a learner's TypeError or IndexError becomes a sentence
+        return Outcome(error=error, line=learner_line(error, path))
+    return Outcome(value=value)
+
+
+def plain(value: Any) -> Any:
+    """Nested lists of floats (a Matrix, tuples and ints are welcome); TypeError otherwise."""
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    raise TypeError(type(value).__name__)
+
+
+def shape_of(value: Any) -> tuple[int, ...] | None:
+    """The shape of nested lists of floats; None when rows differ in length."""
+    if isinstance(value, float):
+        return ()
+    inner = {shape_of(item) for item in value}
+    if len(inner) > 1 or None in inner:
+        return None
+    rest = inner.pop() if inner else ()
+    return None if rest is None else (len(value),) + rest
+
+
+def rows_of(value: Any, shape: tuple[int, ...]) -> list[tuple[str, list[float]]]:
+    """(label, row) pairs: a number is one row of one, a table its rows, a batch [b][t]."""
+    if len(shape) == 0:
+        return [("", [value])]
+    if len(shape) == 1:
+        return [("", value)]
+    if len(shape) == 2:
+        return [(f"[{i}]", row) for i, row in enumerate(value)]
+    return [(f"[{b}][{t}]", row) for b, matrix in enumerate(value) for t, row in enumerate(matrix)]
+
+
+def close(a: float, b: float) -> bool:
+    return a == b or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def same(expected: Any, yours: Any) -> bool:
+    if isinstance(expected, float):
+        return isinstance(yours, float) and close(expected, yours)
+    return (isinstance(yours, list) and len(expected) == len(yours)
+            and all(same(e, y) for e, y in zip(expected, yours)))
+
+
+def difference(e: float, y: float) -> float:
+    return 0.0 if close(e, y) else y - e
+
+
+def grid(expected: Any, yours: Any, shape: tuple[int, ...]) -> list[str]:
+    """The first rows that differ, each as three lines: expected, yours, yours - expected."""
+    pairs = list(zip(rows_of(expected, shape), rows_of(yours, shape)))
+    differing = [(label, e, y) for (label, e), (_, y) in pairs if not same(e, y)]
+    width = max(len(label) for label, _, _ in differing)
+    lines = []
+    for label, e, y in differing[:SHOWN_ROWS]:
+        lines.append(f"  {label:<{width}}  expected    {grid_line(e)}")
+        lines.append(f"  {'':<{width}}  yours       {grid_line(y)}")
+        lines.append(f"  {'':<{width}}  difference  {grid_line(list(map(difference, e, y)))}")
+    if len(differing) > SHOWN_ROWS:
+        lines.append(f"  ... {len(differing) - SHOWN_ROWS} more differing (of {len(pairs)} "
+                     f"rows)")
+    return lines
+
+
+def describe_arg(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, list):
+        shape = shape_of(plain(value)) if not any(isinstance(v, str) for v in value) else None
+        if shape is None:
+            return f"<{len(value)} items>"
+        numbers = _numbers(value)
+        if len(shape) == 1 and shape[0] <= 8:  # a few numbers: shown, floats to 5 digits
+            return "[" + ", ".join(map(_number, numbers)) + "]"
+        if len(numbers) <= 24 and all(isinstance(x, int) for x in numbers):  # a small mask
+            return repr(value)
+        return "<" + " x ".join(map(str, shape)) + " list>"
+    return repr(value)
+
+
+def _number(x: Any) -> str:
+    return format_number(x) if isinstance(x, float) else repr(x)
+
+
+def _numbers(value: Any) -> list[Any]:
+    return [x for item in value for x in _numbers(item)] if isinstance(value, list) else [value]
+
+
+def describe(exercise: Exercise, args: tuple[Any, ...]) -> str:
+    """How a case is called, in Python: 'pe_table(4, 6)'."""
+    if exercise.call is call_each:
+        return f"{exercise.function}(r) for r in {describe_arg(args[0])}"
+    return f"{exercise.function}({', '.join(map(describe_arg, args))})"
+
+
+def recognise(exercise: Exercise, args: tuple[Any, ...], yours: Outcome, path: Path) -> str:
+    """The key of the first known wrong solution that gives exactly what the learner's gave."""
+    for key, wrong_function in exercise.wrong:
+        theirs = outcome(exercise, wrong_function, args, path)
+        if yours.error is not None:
+            # an overflow or a 0 / 0 is as telling as a number; any other error is not
+            if isinstance(yours.error, ArithmeticError) and type(theirs.error) is type(yours.error):
+                return key
+        elif theirs.error is None and same(_checked_part(exercise, args, theirs.value),
+                                           _checked_part(exercise, args, yours.value)):
+            return key
+    return ""
+
+
+def _checked_part(exercise: Exercise, args: tuple[Any, ...], value: Any) -> Any:
+    """The value as plain lists; for position_ids, 0 at every padding slot (never checked)."""
+    try:
+        value = plain(value)
+    except TypeError:
+        return None
+    if exercise.real_only and shape_of(value) is not None:
+        value = [[y if real else 0.0 for y, real in zip(row, mask)]
+                 for row, mask in zip(value, args[0])]
+    return value
+
+
+def check(exercise: Exercise, path: Path, source: str) -> Result:
+    """Every case of the exercise, until the first that differs."""
+    function, broken = load(path, source, exercise.function)
+    if broken is not None:
+        return broken
+    assert function is not None
+    cases = exercise.cases()
+    for number, args in enumerate(cases, start=1):
+        call = f"case {number} of {len(cases)}: {describe(exercise, args)}"
+        expected = plain(exercise.call(exercise.reference, copy.deepcopy(args)))
+        yours = outcome(exercise, function, args, path)
+        failed = _compare(exercise, args, expected, yours, path, call)
+        if failed is not None:
+            return failed
+    return Result("done", f"exercise {exercise.number} ({exercise.title}) is right: all "
+                          f"{len(cases)} cases agree with {exercise.chapter}.")
+
+
+def _compare(exercise: Exercise, args: tuple[Any, ...], expected: Any, yours: Outcome,
+             path: Path, call: str) -> Result | None:
+    name = f"{exercise.function}()"
+    if isinstance(yours.error, NotImplementedError) and "raise NotImplementedError" in yours.line:
+        line = yours.line.split(":")[0]
+        return Result("not done", f"exercise {exercise.number} is not done yet: {name} in "
+                                  f"{path} still raises NotImplementedError ({line}). Write "
+                                  f"its body; `python -m minipe exercises hint "
+                                  f"{exercise.number}` gives a nudge.")
+    if yours.error is not None:
+        key = recognise(exercise, args, yours, path)
+        where = f"your {yours.line}" if yours.line else "a line of minipe that it called"
+        text = (f"{call}\n{name} raised {type(yours.error).__name__} at {where}\n"
+                f"    {type(yours.error).__name__}: {yours.error}")
+        return Result("wrong", text + (_named(key) if key else ""), key)
+    try:
+        value = plain(yours.value)
+    except TypeError as error:
+        return Result("wrong", f"{call}\n{name} returned a {error} ({yours.value!r:.60}); it "
+                               f"should return numbers shaped like {_shape_text(expected)}"
+                               f"{' - a return is missing?' if yours.value is None else ''}")
+    shape, wanted = shape_of(value), shape_of(expected)
+    if shape == wanted and exercise.real_only:  # position_ids: padding may hold anything
+        value = [[y if real else e for y, e, real in zip(row_y, row_e, mask)]
+                 for row_y, row_e, mask in zip(value, expected, args[0])]
+    if shape == wanted and same(expected, value):
+        return None
+    key = recognise(exercise, args, yours, path)  # only for a case that failed
+    if shape != wanted:
+        return Result("wrong", f"{call}\nexpected shape {_shape_text(expected)}, yours is "
+                               f"{'ragged (rows of different lengths)' if shape is None else shape}"
+                               + _named(key), key)
+    assert wanted is not None
+    lines = [call, *grid(expected, value, wanted)]
+    return Result("wrong", "\n".join(lines) + _named(key), key)
+
+
+def _shape_text(expected: Any) -> str:
+    shape = shape_of(expected)
+    return "a single number" if shape == () else str(shape)
+
+
+def _named(key: str) -> str:
+    if not key:
+        return ("\nNot a mistake the checker knows by name: compare with the formula in the "
+                "stub's docstring, or ask for a hint.")
+    return "\n" + textwrap.fill(f"A known mistake, {key}: {MISTAKES[key].sentence()}.", width=88)

@@ -1,0 +1,275 @@
+"""The book (`python -m minipe book`) and the lessons' notebooks (issue 20).
+
+The book is built here from the lessons' shared --svg runs (conftest's
+book_runs), not by running every lesson again. Every page is parsed with
+html.parser: its links and anchors must resolve inside the book or to a file
+of the clone, and nothing may load from anywhere. The expected values come
+from the runs themselves (what a lesson printed, the figure files it wrote),
+from the README read with a plain regex, or are written out by hand.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from conftest import book_runs
+
+from minipe.book import LessonRun, build_book, lesson_notebooks
+from minipe.book.literate import sections
+from minipe.book.sources import lesson_paths, read_lesson
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "build" / "test-book"  # git ignores build/
+FIGURE_LINE = "   [figure written: "
+
+
+@pytest.fixture(scope="session")
+def runs() -> dict[str, LessonRun]:
+    return {stem: LessonRun(stdout, figures if figures.is_dir() else None)
+            for stem, (stdout, figures) in book_runs().items()}
+
+
+@pytest.fixture(scope="session")
+def book(runs: dict[str, LessonRun]) -> Path:
+    shutil.rmtree(OUT, ignore_errors=True)
+    build_book(OUT, runs)
+    return OUT
+
+
+class Page(HTMLParser):
+    """What a page links to, what it loads, its ids, its figures and its printed outputs."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(convert_charrefs=True)
+        self.links: list[str] = []
+        self.loads: list[str] = []
+        self.ids: list[str] = []
+        self.captions: list[str] = []
+        self.svgs = 0
+        self.outputs: list[str] = []
+        self._in: str | None = None
+        self.feed(path.read_text(encoding="utf-8"))
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if found.get("id"):
+            self.ids.append(str(found["id"]))
+        if tag == "a" and found.get("href"):
+            self.links.append(str(found["href"]))
+        if tag in ("script", "link", "img", "iframe", "object", "embed", "source", "video"):
+            self.loads.append(f"<{tag}> {found}")
+        if tag == "svg":
+            self.svgs += 1
+        if tag == "figcaption" or (tag == "pre" and found.get("class") == "output"):
+            self._in = tag
+            (self.captions if tag == "figcaption" else self.outputs).append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == self._in:
+            self._in = None
+
+    def handle_data(self, data: str) -> None:
+        if self._in == "figcaption":
+            self.captions[-1] += data
+        elif self._in == "pre":
+            self.outputs[-1] += data
+
+
+def test_every_link_and_anchor_resolves_and_nothing_loads_from_outside(book: Path) -> None:
+    pages = sorted(book.rglob("*.html"))
+    parsed = {path: Page(path) for path in pages}
+    for path, page in parsed.items():
+        assert page.loads == [], f"{path.name} loads {page.loads}"
+        text = path.read_text(encoding="utf-8")
+        assert "url(" not in text.partition("</style>")[0] and "@import" not in text
+        assert len(page.ids) == len(set(page.ids)), f"{path.name} repeats an id"
+        for link in page.links:
+            if link.startswith("https://"):
+                continue  # a source's address: a link to follow, nothing the page loads
+            target, _, fragment = link.partition("#")
+            where = (path.parent / target).resolve() if target else path
+            assert where.exists(), f"{path.relative_to(book)}: {link} leads nowhere"
+            inside_book = where.is_relative_to(book.resolve())
+            assert inside_book or where.is_relative_to(ROOT), f"{link} leaves the clone"
+            if inside_book and fragment:
+                assert fragment in parsed[where].ids, f"{path.name}: no #{fragment} there"
+
+
+def test_every_module_has_a_page_in_the_readmes_order(book: Path) -> None:
+    modules = sorted(ROOT.glob("minipe/**/*.py"))
+    expected_pages = len(modules) - 1  # minipe/__init__.py is the package, not a chapter
+    assert len(list((book / "chapters").glob("*.html"))) == expected_pages
+    index = (book / "index.html").read_text(encoding="utf-8")
+    listed = re.findall(r'<li><a href="chapters/([^"]+)\.html">', index)
+    assert len(listed) == expected_pages
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    chapters = readme.split("\n## The chapters")[1].split("\n## ")[0]
+    mapped = list(dict.fromkeys(re.findall(r"\]\(minipe/([a-z_]+)\.py\)", chapters)))
+    assert mapped[:3] == ["tokenizer", "embedding", "positional"]  # the map's first rows
+    assert [name for name in listed if name in mapped] == mapped  # in the map's order
+
+
+def test_a_chapter_links_to_its_lessons_and_back(book: Path) -> None:
+    # walkthroughs/01_text_to_ids.py imports one name from minipe: Tokenizer, which
+    # minipe/__init__.py takes from minipe/tokenizer.py.
+    lesson = Page(book / "lessons" / "01_text_to_ids.html")
+    uses = [link for link in lesson.links if link.startswith("../chapters/")]
+    assert uses == ["../chapters/tokenizer.html"]
+    chapter = Page(book / "chapters" / "tokenizer.html")
+    assert "../lessons/01_text_to_ids.html" in chapter.links
+    # lesson 04 imports sinusoidal_position (minipe/positional.py); lesson 01 does not
+    positional = Page(book / "chapters" / "positional.html")
+    assert "../lessons/04_sinusoidal_by_hand.html" in positional.links
+    assert "../lessons/01_text_to_ids.html" not in positional.links
+    # a line number opens its line in the file: lines 1.. of the chapter are there
+    assert "../../../minipe/positional.py#L35" in positional.links
+
+
+def test_every_lesson_page_shows_what_it_printed_and_every_figure(
+        book: Path, runs: dict[str, LessonRun]) -> None:
+    for stem, run in runs.items():
+        page = Page(book / "lessons" / f"{stem}.html")
+        # lesson 05 times GPT-2's table: "built in 0.49 s here" -> "built in … s here"
+        stdout = re.sub(r"\d\.\d\d s here", "… s here", run.stdout)
+        printed = [line for line in stdout.splitlines()
+                   if line.strip() and not line.startswith(FIGURE_LINE)]
+        shown = [line for output in page.outputs for line in output.splitlines()
+                 if line.strip()]
+        assert shown == printed, stem
+        drawn = sorted(path.name for path in run.figures.iterdir()) if run.figures else []
+        assert sorted(page.captions) == drawn, stem
+        assert page.svgs == len(drawn), stem
+
+
+def test_the_same_runs_give_the_same_bytes(book: Path, runs: dict[str, LessonRun]) -> None:
+    again = ROOT / "build" / "test-book-again"
+    shutil.rmtree(again, ignore_errors=True)
+    build_book(again, runs)
+    first = {path.relative_to(book): path.read_bytes() for path in book.rglob("*.html")}
+    second = {path.relative_to(again): path.read_bytes() for path in again.rglob("*.html")}
+    assert first == second
+    for text in first.values():
+        assert str(ROOT).encode() not in text  # no absolute path
+
+
+def test_the_notebooks_are_up_to_date(runs: dict[str, LessonRun]) -> None:
+    for path, text in lesson_notebooks(runs).items():
+        assert path.exists() and path.read_text(encoding="utf-8") == text, (
+            f"{path.name} is out of date: python -m minipe book --notebooks")
+
+
+CELL_KEYS = {  # nbformat 4.5's schema: the keys each cell must have (and may have)
+    "markdown": {"id", "cell_type", "metadata", "source"},
+    "code": {"id", "cell_type", "metadata", "source", "outputs", "execution_count"},
+}
+OUTPUT_KEYS = {"stream": {"output_type", "name", "text"},
+               "display_data": {"output_type", "data", "metadata"}}
+
+
+def test_the_notebooks_are_valid_nbformat_4() -> None:
+    for path in lesson_paths(ROOT):
+        notebook = json.loads(path.with_suffix(".ipynb").read_text(encoding="utf-8"))
+        assert set(notebook) == {"cells", "metadata", "nbformat", "nbformat_minor"}
+        assert (notebook["nbformat"], notebook["nbformat_minor"]) == (4, 5)
+        assert notebook["metadata"]["kernelspec"]["name"] == "python3"
+        ids = [cell["id"] for cell in notebook["cells"]]
+        assert len(ids) == len(set(ids)) and all(re.fullmatch(r"[A-Za-z0-9_-]{1,64}", name)
+                                                 for name in ids)
+        for cell in notebook["cells"]:
+            assert set(cell) == CELL_KEYS[cell["cell_type"]]
+            assert all(isinstance(line, str) for line in cell["source"])
+            for output in cell.get("outputs", []):
+                assert set(output) == OUTPUT_KEYS[output["output_type"]]
+                if output["output_type"] == "display_data":
+                    assert output["data"]["image/svg+xml"].startswith("<svg")
+
+
+RUN_CELLS = """
+import io, json, sys, contextlib
+notebook = json.load(open(sys.argv[1], encoding="utf-8"))
+namespace = {"__name__": "__main__"}
+for cell in notebook["cells"]:
+    if cell["cell_type"] != "code":
+        continue
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile("".join(cell["source"]), "cell", "exec"), namespace)
+    stored = "".join(line for output in cell["outputs"] if output["output_type"] == "stream"
+                     for line in output["text"])
+    assert printed.getvalue() == stored, (printed.getvalue(), stored)
+print("ran", sum(cell["cell_type"] == "code" for cell in notebook["cells"]), "cells")
+"""
+
+
+@pytest.mark.parametrize("name", ["01_text_to_ids.ipynb", "04_sinusoidal_by_hand.ipynb"])
+def test_a_notebook_runs_top_to_bottom_and_prints_its_stored_outputs(name: str) -> None:
+    # as Jupyter runs it: one namespace named __main__, from the notebook's directory
+    done = subprocess.run([sys.executable, "-c", RUN_CELLS, name], cwd=ROOT / "walkthroughs",
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ran ")
+
+
+def test_a_lessons_cells_are_its_code_without_the_guard() -> None:
+    # The script's statements, each `if __name__ == "__main__":` replaced by its body,
+    # are the statements of the cells, in order (the docstring aside).
+    for path in lesson_paths(ROOT):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        expected: list[ast.stmt] = []
+        for node in tree.body[1:]:
+            guard = isinstance(node, ast.If) and ast.unparse(node.test) == (
+                "__name__ == '__main__'")
+            expected += node.body if guard and isinstance(node, ast.If) else [node]
+        cells = [node for cell in read_lesson(ROOT, path).cells
+                 for node in ast.parse(cell.code).body]
+        assert ast.dump(ast.Module(cells, [])) == ast.dump(ast.Module(expected, [])), path.name
+
+
+SMALL = '''"""A module."""
+
+import math
+
+# Two lines of comment
+# above the function.
+def f(x):
+    """Doubled."""
+    return 2 * x  # the doubling
+'''
+
+
+def test_a_module_is_cut_where_its_prose_starts() -> None:
+    # by hand: the docstring (line 1) heads lines 3; the comments (lines 5-6) and f's
+    # docstring (line 8) head the def (line 7) and its body (line 9)
+    found = [(section.prose, section.lines) for section in sections(SMALL)]
+    assert found == [("A module.", (3,)),
+                     ("Two lines of comment\nabove the function.\n\nDoubled.", (7, 9))]
+
+
+def test_a_comment_inside_brackets_stays_in_the_code() -> None:
+    # lines 2 and 5 are whole-line comments; line 2 sits inside the list's brackets
+    source = "x = [\n    # one\n    1,\n]\n# after\ny = 2\n"
+    found = [(section.prose, section.lines) for section in sections(source)]
+    assert found == [("", (1, 2, 3, 4)), ("after", (6,))]
+
+
+def test_the_command_refuses_a_file_for_dir(tmp_path: Path) -> None:
+    a_file = tmp_path / "book.txt"
+    a_file.write_text("")
+    done = subprocess.run([sys.executable, "-m", "minipe", "book", str(a_file)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "is a file: DIR must be a directory" in done.stderr
+
+
+def test_a_missing_run_is_named(runs: dict[str, LessonRun]) -> None:
+    fewer = {stem: run for stem, run in runs.items() if stem != "01_text_to_ids"}
+    with pytest.raises(ValueError, match="runs has none for 01_text_to_ids"):
+        build_book(ROOT / "build" / "test-book-missing", fewer)

@@ -1,0 +1,454 @@
+"""The exercises check themselves (issue 21): right answers pass, known mistakes get named.
+
+Every stub here is written into tmp_path, never into walkthroughs/. A wrong
+solution below is written out in full, the way a learner would get it wrong,
+independently of minipe/exercises/wrong.py: the test asks whether the checker
+recognises the mistake, not whether wrong.py agrees with itself.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from minipe.__main__ import main
+from minipe.exercises import solutions, stubs
+from minipe.exercises.catalogue import EXERCISES, exercise
+from minipe.exercises.checker import Result, check
+from minipe.exercises.mistakes import ISSUE_21, MISTAKES, ROOT
+
+STUBS = ROOT / "walkthroughs" / "exercises"
+HEADER = "import math\nimport re\n\nDONE = False  # the marker\n\n"
+
+
+def _check(tmp_path: Path, number: int, code: str) -> Result:
+    path = tmp_path / f"{exercise(number).stem}.py"
+    path.write_text(HEADER + code)
+    return check(exercise(number), path, path.read_text())
+
+
+# ---------------------------------------------------------------------------
+# Right answers pass, however they are written
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("number", range(1, len(EXERCISES) + 1))
+def test_every_reference_solution_passes(tmp_path: Path, number: int) -> None:
+    source = inspect.getsource(solutions).replace("from __future__ import annotations", "")
+    result = _check(tmp_path, number, source)
+    assert result.status == "done", result.text
+    assert f"all {len(exercise(number).cases())} cases agree" in result.text
+
+
+RIGHT_ANOTHER_WAY = {
+    # math.fsum, a loop, a tuple returned
+    6: "def softmax(scores):\n    top = scores[0]\n    for s in scores:\n        if s > top:\n"
+       "            top = s\n    exps = tuple(math.exp(s - top) for s in scores)\n"
+       "    total = math.fsum(exps)\n    return tuple(e / total for e in exps)\n",
+    # one comprehension, tuples for rows, an int d_model // 2 written as range(0, d, 2)
+    4: "def pe_table(num_positions, d_model):\n"
+       "    return [tuple(f(pos / 10000 ** (j / d_model)) for j in range(0, d_model, 2)\n"
+       "                  for f in (math.sin, math.cos)) for pos in range(num_positions)]\n",
+    # a dict of sums, then the table
+    15: "def lookup_backward(ids, d_X, vocab_size):\n    sums = {}\n    flat = sum(ids, [])\n"
+        "    for t, token_id in enumerate(flat):\n        old = sums.get(token_id, [0.0] * "
+        "len(d_X[0]))\n        sums[token_id] = [a + b for a, b in zip(old, d_X[t])]\n"
+        "    return [sums.get(i, [0.0] * len(d_X[0])) for i in range(vocab_size)]\n",
+    # minipe's own pieces are allowed
+    14: "from minipe import Matrix, apply_rotary, scaled_dot_product_attention\n"
+        "def cached_step(q, k, v, keys, values):\n    n = len(keys)\n"
+        "    q1 = apply_rotary(Matrix([q]), start=n)\n"
+        "    k1 = apply_rotary(Matrix([k]), start=n).tolist()\n"
+        "    out = scaled_dot_product_attention(q1, Matrix(keys + k1), Matrix(values + [v]))\n"
+        "    return out.output.tolist()[0]\n",
+    # the padding gets -1 here: not checked, so not wrong
+    13: "import itertools\ndef position_ids(attention_mask):\n"
+        "    return [[c - 1 if m else -1 for c, m in zip(itertools.accumulate(row), row)]\n"
+        "            for row in attention_mask]\n",
+}
+
+
+@pytest.mark.parametrize("number", sorted(RIGHT_ANOTHER_WAY))
+def test_a_right_solution_written_another_way_passes(tmp_path: Path, number: int) -> None:
+    result = _check(tmp_path, number, RIGHT_ANOTHER_WAY[number])
+    assert result.status == "done", result.text
+
+
+# ---------------------------------------------------------------------------
+# Known mistakes are caught and named
+# ---------------------------------------------------------------------------
+
+PE_ROW = ("def pe_position(pos, d_model):\n    row = []\n    for i in range(d_model // 2):\n"
+          "        angle = {angle}\n        row.append(math.{first}(angle))\n"
+          "        row.append(math.{second}(angle))\n    return row\n")
+PE_TABLE = PE_ROW + ("def pe_table(num_positions, d_model):\n    return [pe_position(pos{shift}, "
+                     "d_model) for pos in range(num_positions)]\n")
+RIGHT_ANGLE = "pos / 10000 ** (2 * i / d_model)"
+ROTATE = ("def rotate_row(row, pos, layout):\n    d = len(row)\n    out = list(row)\n"
+          "    for i in range(d // 2):\n        a, b = {pairs}\n"
+          "        angle = ({position}) * {base} ** (-2 * i / d)\n"
+          "        out[a] = row[a] * math.cos(angle) - row[b] * math.sin(angle)\n"
+          "        out[b] = row[a] * math.sin(angle) + row[b] * math.cos(angle)\n    return out\n")
+INTERLEAVED, HALF = "(2 * i, 2 * i + 1)", "(i, i + d // 2)"
+EITHER = "(2 * i, 2 * i + 1) if layout == 'interleaved' else (i, i + d // 2)"
+ATTEND = ("def causal_attention(q, k, v):\n    out = []\n    for i, q_i in enumerate(q):\n"
+          "        s = [sum(a * b for a, b in zip(q_i, k_j)){scale} for k_j in k]\n"
+          "        s = [x if j <= i else {hidden} for j, x in enumerate(s)]\n"
+          "        m = max(s)\n        e = [math.exp(x - m) for x in s]\n"
+          "        w = [x / sum(e) for x in e]\n"
+          "        out.append([sum(w_j * v_j[c] for w_j, v_j in zip(w, v))"
+          " for c in range(len(v[0]))])\n    return out\n")
+STEP = ("from minipe import Matrix, apply_rotary\n"
+        "def cached_step(q, k, v, keys, values):\n    n = len(keys)\n"
+        "    q = {query}\n    k = apply_rotary(Matrix([k]), start=n).tolist()\n"
+        "    K = {keys}\n    s = [sum(a * b for a, b in zip(q, key)){scale} for key in K]\n"
+        "    m = max(s)\n    e = [math.exp(x - m) for x in s]\n    w = [x / sum(e) for x in e]\n"
+        "    V = values + [v]\n"
+        "    return [sum(w_j * v_j[c] for w_j, v_j in zip(w, V)) for c in range(len(v))]\n")
+TURNED_Q = "apply_rotary(Matrix([q]), start=n).tolist()[0]"
+SQRT = " / math.sqrt(len(q))"
+BROADCAST_BACK = ("def broadcast_backward(d_X, context_length):\n"
+                  "    d_P = [[0.0] * len(d_X[0][0]) for _ in range(context_length)]\n{body}"
+                  "    return d_P\n")
+
+MISTAKE_SOLUTIONS: list[tuple[str, int, str]] = [
+    ("sin-cos-swapped", 3, PE_ROW.format(angle=RIGHT_ANGLE, first="cos", second="sin")),
+    ("halves-for-interleaved", 4, "def pe_table(num_positions, d_model):\n    rows = []\n"
+     "    for pos in range(num_positions):\n"
+     "        angles = [pos / 10000 ** (2 * i / d_model) for i in range(d_model // 2)]\n"
+     "        rows.append([math.sin(a) for a in angles] + [math.cos(a) for a in angles])\n"
+     "    return rows\n"),
+    ("rope-half-for-interleaved", 10, ROTATE.format(pairs=HALF, position="pos", base=10000)),
+    ("rope-interleaved-for-half", 10, ROTATE.format(pairs=INTERLEAVED, position="pos",
+                                                    base=10000)),
+    ("base-100000", 3, PE_ROW.format(angle="pos / 100000 ** (2 * i / d_model)",
+                                     first="sin", second="cos")),
+    ("base-1000", 4, PE_TABLE.format(angle="pos / 1000 ** (2 * i / d_model)", first="sin",
+                                     second="cos", shift="")),
+    ("rope-base", 10, ROTATE.format(pairs=EITHER, position="pos", base=100000)),
+    ("positions-from-1", 4, PE_TABLE.format(angle=RIGHT_ANGLE, first="sin", second="cos",
+                                            shift=" + 1")),
+    ("rope-positions-from-1", 10, ROTATE.format(pairs=EITHER, position="pos + 1", base=10000)),
+    ("exponent", 3, PE_ROW.format(angle="pos / 10000 ** (i / d_model)", first="sin",
+                                  second="cos")),
+    ("arange-for-cumsum", 13, "def position_ids(attention_mask):\n"
+     "    return [list(range(len(row))) for row in attention_mask]\n"),
+    ("keys-turned-twice", 14, STEP.format(
+        query=TURNED_Q, scale=SQRT, keys="apply_rotary(Matrix(keys + k)).tolist()")),
+    ("missing-sqrt", 7, ATTEND.format(scale="", hidden="-math.inf")),
+    ("missing-sqrt", 14, STEP.format(query=TURNED_Q, scale="", keys="keys + k")),
+    ("mask-zero", 7, ATTEND.format(scale=" / math.sqrt(len(q_i))", hidden="0.0")),
+    ("wrong-axis", 5, "def add_positions(tokens, table):\n"
+     "    return [[[x + p for x, p in zip(token, table[b])] for token in seq]\n"
+     "            for b, seq in enumerate(tokens)]\n"),
+    ("backward-wrong-axis", 16, BROADCAST_BACK.format(
+        body="    for b, d_x in enumerate(d_X):\n"
+             "        d_P[b] = [sum(col) for col in zip(*d_x)]\n")),
+    ("softmax-no-max", 6, "def softmax(scores):\n    e = [math.exp(x) for x in scores]\n"
+     "    return [x / sum(e) for x in e]\n"),
+    ("lookup-overwrites", 15, "def lookup_backward(ids, d_X, vocab_size):\n"
+     "    d_E = [[0.0] * len(d_X[0]) for _ in range(vocab_size)]\n"
+     "    for token_id, row in zip([i for s in ids for i in s], d_X):\n"
+     "        d_E[token_id] = row\n    return d_E\n"),
+    ("alibi-sign", 11, "def alibi(seq_len, slope):\n"
+     "    return [[slope * (i - j) if j <= i else -math.inf for j in range(seq_len)]\n"
+     "            for i in range(seq_len)]\n"),
+    # the mistakes the checker names beyond issue 21's list
+    ("mask-missing", 7, ATTEND.format(scale=" / math.sqrt(len(q_i))", hidden="x")),
+    ("turned-the-wrong-way", 9, "def turn_pair(x, y, pos, theta):\n    a = pos * theta\n"
+     "    return [x * math.cos(a) + y * math.sin(a), -x * math.sin(a) + y * math.cos(a)]\n"),
+    ("shift-the-wrong-way", 8, "def shift_matrix(k, d_model):\n"
+     "    m = [[0.0] * d_model for _ in range(d_model)]\n    for i in range(d_model // 2):\n"
+     "        a = k / 10000 ** (2 * i / d_model)\n"
+     "        m[2 * i][2 * i], m[2 * i][2 * i + 1] = math.cos(a), -math.sin(a)\n"
+     "        m[2 * i + 1][2 * i], m[2 * i + 1][2 * i + 1] = math.sin(a), math.cos(a)\n"
+     "    return m\n"),
+    ("t5-sides-swapped", 12, "def t5_bucket(r):\n    offset = 16 if r < 0 else 0\n    n = abs(r)\n"
+     "    if n < 8:\n        return offset + n\n"
+     "    return offset + min(8 + int(math.log(n / 8) / math.log(16) * 8), 15)\n"),
+    ("query-not-turned", 14, STEP.format(query="q", scale=SQRT, keys="keys + k")),
+    ("mean-for-sum", 16, BROADCAST_BACK.format(
+        body="    for d_x in d_X:\n        for t, row in enumerate(d_x):\n"
+             "            d_P[t] = [a + b / len(d_X) for a, b in zip(d_P[t], row)]\n")),
+]
+
+
+@pytest.mark.parametrize("key, number, code", MISTAKE_SOLUTIONS,
+                         ids=[f"{key}-{number}" for key, number, _ in MISTAKE_SOLUTIONS])
+def test_every_catalogued_mistake_is_caught_and_named(tmp_path: Path, key: str, number: int,
+                                                      code: str) -> None:
+    result = _check(tmp_path, number, code)
+    assert result.status == "wrong", result.text
+    assert result.mistake == key, result.text
+    text = " ".join(result.text.split())  # the sentence is wrapped to the terminal
+    assert f"A known mistake, {key}: " in text
+    assert f"{MISTAKES[key].where()} has it right" in text
+
+
+def test_the_wrong_solutions_cover_the_whole_catalogue_and_issue_21s_list() -> None:
+    assert {key for key, _, _ in MISTAKE_SOLUTIONS} == set(MISTAKES)
+    assert len(ISSUE_21) == 13
+    assert {key for keys in ISSUE_21.values() for key in keys} <= set(MISTAKES)
+
+
+def test_every_mistake_points_at_a_line_that_is_there() -> None:
+    for mistake in MISTAKES.values():
+        file, number = mistake.where().rsplit(":", 1)  # a line, not only a file
+        lines = (ROOT / file).read_text().splitlines()
+        assert any(needle in lines[int(number) - 1] for path, needle in mistake.places
+                   if path == file), mistake.key
+
+
+def test_the_grid_shows_expected_yours_and_their_difference(tmp_path: Path) -> None:
+    code = PE_TABLE.format(angle=RIGHT_ANGLE, first="cos", second="sin", shift="")
+    lines = _check(tmp_path, 4, code).text.splitlines()
+    # pe_table(4, 4), row 1: [sin 1, cos 1, sin 0.01, cos 0.01] = [0.8415, 0.5403, 0.0100, 1.0000]
+    assert lines[0] == "case 1 of 4: pe_table(4, 4)"
+    at = lines.index("  [1]  expected    [ 0.8415  0.5403  0.0100  1.0000]")
+    assert lines[at + 1] == "       yours       [ 0.5403  0.8415  1.0000  0.0100]"
+    # 0.5403 - 0.8415 = -0.3012, 1 - 0.01 = 0.99 (to 4 decimals)
+    assert lines[at + 2] == "       difference  [-0.3012  0.3012  0.9900 -0.9900]"
+    assert "  ... 1 more differing (of 4 rows)" in lines  # three rows shown of the four
+
+
+# ---------------------------------------------------------------------------
+# Untouched stubs, errors, the marker line
+# ---------------------------------------------------------------------------
+
+
+def test_the_stubs_match_the_catalogue_and_untouched_say_not_done(tmp_path: Path) -> None:
+    for item in EXERCISES:
+        original = STUBS / f"{item.stem}.py"
+        path = tmp_path / original.name
+        shutil.copy(original, path)
+        text = path.read_text()
+        assert f"def {item.function}(" in text and "\nDONE = False  #" in text
+        result = check(item, path, text)
+        assert result.status == "not done", result.text
+        assert "is not done yet" in result.text and f"hint {item.number}" in result.text
+        assert path.read_text() == text
+
+
+def test_a_learners_exception_is_a_sentence_with_their_line(tmp_path: Path) -> None:
+    code = "def lookup(table, ids):\n    rows = []\n    for i in ids:\n" \
+           "        rows.append(table[i + 100])\n    return rows\n"
+    result = _check(tmp_path, 2, code)
+    assert result.status == "wrong"
+    # HEADER has 5 lines, so the learner's 4th line is line 9 of the file
+    assert "lookup() raised IndexError at your line 9: rows.append(table[i + 100])" in result.text
+    assert "Traceback" not in result.text
+    broken = _check(tmp_path, 2, "def lookup(table, ids)\n    return []\n")
+    assert broken.status == "broken" and "line 6 is not Python yet" in broken.text
+    missing = _check(tmp_path, 2, "def look_up(table, ids):\n    return []\n")
+    assert "defines no function lookup()" in missing.text
+    nothing = _check(tmp_path, 2, "def lookup(table, ids):\n    rows = [table[i] for i in ids]\n")
+    assert "returned a NoneType" in nothing.text and "a return is missing?" in nothing.text
+
+
+def test_check_writes_the_marker_word_and_nothing_else(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "06_softmax.py"
+    right = "# my notes\r\nimport math\r\nDONE = False  # keep this comment\r\n" + \
+        inspect.getsource(solutions.softmax).replace("\n", "\r\n")
+    path.write_bytes(right.encode())
+    assert main(["exercises", "--dir", str(tmp_path), "check", "6"]) == 0
+    assert path.read_bytes() == right.replace("DONE = False", "DONE = True").encode()
+    wrong = path.read_bytes().decode().replace("x - m", "x")  # the max no longer subtracted
+    path.write_bytes(wrong.encode())
+    assert main(["exercises", "--dir", str(tmp_path), "check", "6"]) == 1
+    assert path.read_bytes() == wrong.replace("DONE = True", "DONE = False").encode()
+    assert "softmax-no-max" in capsys.readouterr().out
+    assert [p.name for p in tmp_path.iterdir()] == ["06_softmax.py"]  # no file left behind
+
+
+def test_a_stub_edited_during_the_check_is_not_written(tmp_path: Path) -> None:
+    path = tmp_path / "06_softmax.py"
+    path.write_text("DONE = False\n")
+    said = stubs.mark(path, "DONE = False\n# an older text\n", True)
+    assert "changed while it was checked" in said and path.read_text() == "DONE = False\n"
+
+
+def _examples(docstring: str) -> list[tuple[str, str]]:
+    """(call, shown value) for each `call -> value` line, continuation lines joined."""
+    lines: list[str] = []
+    for line in docstring.splitlines():
+        text = line.strip()
+        unbalanced = lines and lines[-1].count("[") > lines[-1].count("]")
+        if lines and (text.startswith("-> ") or unbalanced):
+            lines[-1] += " " + text
+        else:
+            lines.append(text)
+    examples = []
+    for line in lines:
+        call, arrow, shown = line.partition(" -> ")
+        shown = re.sub(r"\s{2,}\(.*\)$", "", shown.strip())  # a comment in parentheses
+        if arrow and call.rstrip().endswith((")", "]")):  # a call, or a list of calls
+            examples.append((call.strip(), shown))
+    return examples
+
+
+def _agrees(shown: object, actual: object) -> bool:
+    """Equal, numbers to the digits shown (0.54030 is cos 1 = 0.540302...); * is any value."""
+    if shown is None:
+        return True
+    if isinstance(shown, list):
+        return (isinstance(actual, list) and len(shown) == len(actual)
+                and all(map(_agrees, shown, actual)))
+    assert isinstance(shown, (int, float)) and isinstance(actual, (int, float))
+    return shown == actual or abs(shown - actual) <= 5e-5 * max(1.0, abs(actual))  # half a unit
+
+
+def test_every_example_in_a_stub_is_what_a_right_solution_returns() -> None:
+    checked = 0
+    for item in EXERCISES:
+        text = ast.get_docstring(ast.parse((STUBS / f"{item.stem}.py").read_text())) or ""
+        namespace = {name: getattr(solutions, name) for name in dir(solutions)}
+        vocabulary = re.search(r"vocabulary = (\[.*?\])", text)
+        if vocabulary:
+            namespace["vocabulary"] = eval(vocabulary.group(1))
+        for call, shown in _examples(text):
+            actual = eval(call, namespace)
+            expected = eval(shown.replace("*", "None"), {"inf": math.inf})
+            assert _agrees(expected, actual), (item.stem, call, actual)
+            checked += 1
+    assert checked == 22  # the examples `grep -- "->" walkthroughs/exercises/*.py` lists
+
+
+# ---------------------------------------------------------------------------
+# The command
+# ---------------------------------------------------------------------------
+
+
+def _stubs(tmp_path: Path) -> Path:
+    for item in EXERCISES:
+        shutil.copy(STUBS / f"{item.stem}.py", tmp_path)
+    return tmp_path
+
+
+def test_the_list_says_done_and_check_alone_takes_the_first_not_done(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _stubs(tmp_path)
+    (folder / "01_encode.py").write_text("DONE = True\n")
+    assert main(["exercises", "--dir", str(folder)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[:1] == ["1"] and "  done  " in lines[1]
+    assert "not done" in lines[2]
+    assert lines[-1] == "1 of 16 done. Next: python -m minipe exercises check 2"
+    assert main(["exercises", "--dir", str(folder), "check"]) == 1
+    assert "exercise 2 is not done yet" in capsys.readouterr().out
+
+
+def test_hint_and_solution(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _stubs(tmp_path)
+    assert main(["exercises", "hint", "6", "--dir", str(folder)]) == 0
+    assert "max(scores)" in capsys.readouterr().out
+    assert main(["exercises", "--dir", str(folder), "solution", "6"]) == 1  # no try yet
+    assert "no try yet" in capsys.readouterr().out
+    (folder / "06_softmax.py").write_text("DONE = False\ndef softmax(scores):\n    return []\n")
+    assert main(["exercises", "--dir", str(folder), "solution", "6"]) == 0
+    assert "def softmax(scores: list[float]) -> list[float]:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [["check", "17"], ["hint", "0"], ["solution", "x"], ["--bad"],
+                                  ["frobnicate"]])
+def test_bad_options_and_unknown_exercises_exit_2(argv: list[str],
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["exercises", *argv])
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err
+    assert "error:" in error and "Traceback" not in error
+
+
+def test_help_teaches(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["exercises", "--help"])
+    assert stopped.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "DONE = False / True" in text and "expected, yours, the difference" in text
+
+
+def _blocks(section: str) -> list[str]:
+    """The indented blocks of a README section, dedented, blank lines inside kept."""
+    blocks: list[list[str]] = []
+    inside = False
+    for line in section.splitlines():
+        if line.startswith("    "):
+            if not inside:
+                blocks.append([])
+            blocks[-1].append(line[4:])
+            inside = True
+        elif line.strip() and inside:
+            inside = False
+        elif inside:
+            blocks[-1].append("")
+    return ["\n".join(block).strip("\n") for block in blocks]
+
+
+def test_the_readmes_first_two_minutes_are_what_the_command_prints(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Exercises: the first two minutes\n")[1].split("\n## ")[0]
+    first, function, wrong, right = _blocks(section)
+    command, listing = first.split("\n\n")
+    assert command == "python -m minipe exercises"
+    folder = tmp_path / "walkthroughs" / "exercises"
+    folder.mkdir(parents=True)
+    _stubs(folder)
+    monkeypatch.chdir(tmp_path)  # as in the clone: the stubs are walkthroughs/exercises
+    assert main(["exercises"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    shown = listing.splitlines()
+    assert shown[:4] == printed[:4] and shown[4] == "..." and shown[5] == printed[-1]
+    stub = folder / "03_pe_position.py"
+    untouched = stub.read_text()
+    start = untouched.index("def pe_position(")
+    stub.write_text(untouched[:start] + function + "\n")
+    assert main(["exercises", "check", "3"]) == 1
+    assert capsys.readouterr().out.rstrip("\n") == wrong
+    swapped = function.replace("math.cos", "math.COS").replace("math.sin", "math.cos")
+    stub.write_text(untouched[:start] + swapped.replace("math.COS", "math.sin") + "\n")
+    assert main(["exercises", "check", "3"]) == 0
+    assert capsys.readouterr().out.rstrip("\n") == right
+    assert "knows twenty-five mistakes by name" in " ".join(section.split())
+    assert len(MISTAKES) == 25
+
+
+def test_the_list_ends_quietly_when_its_reader_has_left() -> None:
+    """`python -m minipe exercises | head -0`: status 1, nothing on stderr (ends_quietly)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader left before the first line
+    try:
+        done = subprocess.run([sys.executable, "-m", "minipe", "exercises"], cwd=ROOT,
+                              stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (1, "")
+
+
+def test_ctrl_c_in_the_learners_code_is_one_line_130_and_writes_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    stub = tmp_path / "06_softmax.py"
+    stub.write_text("DONE = True\ndef softmax(scores):\n    raise KeyboardInterrupt\n")
+    assert main(["exercises", "--dir", str(tmp_path), "check", "6"]) == 130
+    assert capsys.readouterr().err == "\nstopped by Ctrl-C\n"
+    assert stub.read_text().startswith("DONE = True\n")
+
+
+def test_a_solution_comes_with_the_solutions_it_calls(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "04_pe_table.py").write_text("DONE = False\ndef pe_table(n, d):\n    return []\n")
+    assert main(["exercises", "--dir", str(tmp_path), "solution", "4"]) == 0
+    printed = capsys.readouterr().out
+    # pe_table calls pe_position (exercise 3): that comes first, so the two run as printed
+    assert printed.index("def pe_position(") < printed.index("def pe_table(")
