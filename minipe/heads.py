@@ -13,8 +13,11 @@ RoPE turns row r by pos_r * theta_i, ALiBi charges -m_h |pos_i - pos_j|.
 RoPE may turn only the first rotary_dims numbers of each head (GPT-NeoX's
 partial rotary, theta_i = base**(-2i / rotary_dims)) and leave the rest.
 
+A mask (padding, documents) hides keys as chapter 4's `mask=` does: weight 0,
+and a query that may see no key outputs zeros.
+
 `attend` runs one sequence's heads forward, `attend_backward` takes them back
-(minipe/training.py chains them); the smaller pieces serve generation with a
+(minipe/passes.py chains them); the smaller pieces serve generation with a
 cache too (minipe/generation.py). All trust their arguments: TinyModel's door
 has checked them.
 
