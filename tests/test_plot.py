@@ -11,6 +11,7 @@ import shlex
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,13 @@ from minipe.plot.table import downsample
 ROOT = Path(__file__).resolve().parent.parent
 SVG = "{http://www.w3.org/2000/svg}"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@cache
+def gpt2_table() -> Matrix:
+    """sinusoidal_encoding(1024, 768), GPT-2's size: computed once (0.1 s), read by several
+    tests (a Matrix cannot be changed, so sharing it is safe)."""
+    return sinusoidal_encoding(1024, 768)
 
 
 def parse(svg: str) -> ET.Element:
@@ -98,7 +106,7 @@ def test_gpt2_sized_table_is_sampled_and_says_so() -> None:
 
 
 def test_every_sampled_cell_is_a_value_of_the_table() -> None:
-    rows = tuple(map(tuple, sinusoidal_encoding(1024, 768).tolist()))
+    rows = tuple(map(tuple, gpt2_table().tolist()))
     smaller, kept_rows, kept_cols, _ = downsample(rows, 128, 128, column_pairs=True)
     assert kept_rows == list(range(0, 1024, 8))
     assert kept_cols[:6] == [0, 1, 12, 13, 24, 25] and len(kept_cols) == 128
@@ -357,11 +365,11 @@ def test_shades_step_through_the_range() -> None:
 
 @pytest.mark.parametrize("width", [24, 40, 80, 132])
 def test_the_terminal_heatmap_fits_its_width(width: int) -> None:
-    for table in (sinusoidal_encoding(1024, 768), sinusoidal_encoding(10, 4)):
+    for table in (gpt2_table(), sinusoidal_encoding(10, 4)):
         picture = heatmap_text(table, width=width, title="a long title " * 10)
         assert all(len(line) <= width for line in picture.splitlines())
         assert "\x1b" not in picture
-    big = heatmap_text(sinusoidal_encoding(1024, 768), width=width, height=32)
+    big = heatmap_text(gpt2_table(), width=width, height=32)
     assert "downsampled from 1024 x 768 to 32 x" in " ".join(big.splitlines())
 
 
