@@ -403,7 +403,7 @@ def _reads(item: pytest.Item) -> list[Command]:
             return [svg_command(path)]
         if name == "test_importing_a_lesson_does_nothing":
             return [IMPORTS]
-    if where == "test_walkthroughs.py" and name.startswith("test_lesson_"):
+    if where in ("test_walkthroughs.py", "test_claims.py") and name.startswith("test_lesson_"):
         number = name.split("_")[2]  # test_lesson_15_...: lesson 15's output
         return [plain_run(path) for path in LESSONS if path.name[:2] == number]
     if where == "test_walkthroughs.py" and name == "test_the_figures_name_what_they_show":
