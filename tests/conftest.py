@@ -380,11 +380,12 @@ MYPY = Command((sys.executable, "-m", "mypy", "--strict", "--config-file",
 
 
 def _slow(command: Command) -> bool:
-    """Whether the command trains models (seconds each): the thread starts those first, so
-    that the session does not end waiting for one of them."""
+    """Whether the command trains models (seconds each), or is mypy (8 s of CPU with a cold
+    cache, as on a fresh clone): the thread starts those first, so that the session does
+    not end waiting for one of them."""
     script = Path(command.args[1]).name
     return (script[:2] in TRAINING_LESSONS or script == "bench_train.py"
-            or DEFAULT_TRAINING in command.args)
+            or DEFAULT_TRAINING in command.args or command == MYPY)
 
 
 def _reads(item: pytest.Item) -> list[Command]:
