@@ -10,10 +10,11 @@ a command nobody has started yet runs it itself; one that waits for a command
 the thread is running runs the next queued one meanwhile.
 
 Nothing here decides what a test checks: a command's result is the
-`subprocess.CompletedProcess` the test would have got by running it. Two
+`subprocess.CompletedProcess` the test would have got by running it. Three
 shortcuts, each said where it is made: the lessons that train run once, with
---svg (lesson_output), and one interpreter imports every lesson in turn
-(lesson_imported).
+--svg (lesson_output); one interpreter imports every lesson in turn
+(lesson_imported); one interpreter runs every other lesson with --svg in turn, its
+second run (svg_output).
 """
 
 from __future__ import annotations
@@ -266,40 +267,83 @@ def training_probe(hash_seed: str) -> Command:
 PROBE_SEEDS = ("0", OTHER_HASH_SEED)  # 0: no hash randomization at all
 
 
-IMPORT_EVERY_LESSON = """
-import runpy, sys, traceback
+EVERY_LESSON = """
+import os, runpy, sys, traceback
 sys.path.insert(0, sys.argv[1])
-for path in sys.argv[2:]:
+run_name, svg_root = sys.argv[2], sys.argv[3]
+for path in sys.argv[4:]:
     for stream in (sys.stdout, sys.stderr):
         print("\\x00" + path, file=stream, flush=True)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    sys.argv = [path, "--svg", os.path.join(svg_root, stem)] if svg_root else [path]
+    code = 0
     try:
-        runpy.run_path(path, run_name="imported")
+        runpy.run_path(path, run_name=run_name)
+    except SystemExit as end:
+        if isinstance(end.code, str):
+            print(end.code, file=sys.stderr)
+        code = end.code if isinstance(end.code, int) else int(end.code is not None)
     except BaseException:
         traceback.print_exc()
-        print("\\x00failed", file=sys.stderr)
+        code = 1
     sys.stdout.flush(); sys.stderr.flush()
+    print("\\x00exit", code, file=sys.stderr, flush=True)
 """
-IMPORTS = Command((sys.executable, "-c", IMPORT_EVERY_LESSON, str(WALKTHROUGHS),
-                   *map(str, LESSONS)), timeout=60)
 
 
-def lesson_imported(path: Path) -> subprocess.CompletedProcess[str]:
-    """What importing the lesson under another name than __main__ printed, as a notebook or
-    a test would (runpy.run_path(path, run_name="imported")); returncode 1 if it raised.
+def in_one_interpreter(paths: list[Path], run_name: str, svg: bool = False,
+                       hash_seed: str | None = None) -> Command:
+    """One interpreter runs each lesson in turn, runpy.run_path(path, run_name=run_name),
+    with sys.argv as `python path` (and `--svg SVG_DIR/NN_name` if svg) would set it,
+    marking where each begins on stdout and stderr (see lesson_part)."""
+    return Command((sys.executable, "-c", EVERY_LESSON, str(WALKTHROUGHS), run_name,
+                    str(SVG_DIR) if svg else "", *map(str, paths)),
+                   hash_seed=hash_seed, timeout=60)
 
-    One interpreter imports every lesson in turn (IMPORTS), marking where each begins on
-    stdout and stderr: a print at import time in minipe or in lesson.py shows under the
-    first lesson, one in a lesson under that lesson."""
-    done = run(IMPORTS)
+
+def lesson_part(command: Command, path: Path) -> subprocess.CompletedProcess[str]:
+    """The lesson's part of the command's output, and its exit status (1 if it raised):
+    as if it had run alone. A print at import time in minipe or in lesson.py shows under
+    the first lesson."""
+    done = run(command)
     assert done.returncode == 0, done.stderr
 
     def part(stream: str) -> str:
         return stream.split("\x00" + str(path) + "\n")[1].split("\x00")[0]
 
-    errors = part(done.stderr)
-    failed = ("\x00" + str(path) + "\n" + errors + "\x00failed") in done.stderr
-    return subprocess.CompletedProcess([str(path)], 1 if failed else 0, part(done.stdout),
-                                       errors)
+    status = done.stderr.split("\x00" + str(path) + "\n")[1].split("\x00exit ")[1]
+    return subprocess.CompletedProcess([str(path)], int(status.split()[0]), part(done.stdout),
+                                       part(done.stderr))
+
+
+IMPORTS = in_one_interpreter(LESSONS, "imported")
+
+
+def lesson_imported(path: Path) -> subprocess.CompletedProcess[str]:
+    """What importing the lesson under another name than __main__ printed, as a notebook or
+    a test would (runpy.run_path(path, run_name="imported")); returncode 1 if it raised.
+    One interpreter imports every lesson in turn (IMPORTS)."""
+    return lesson_part(IMPORTS, path)
+
+
+# The second run of the lessons that do not train: one interpreter runs them all in turn,
+# as __main__ with --svg, under another PYTHONHASHSEED than their plain runs (a fresh
+# interpreter each, as a learner runs them). Starting 14 interpreters costs 2-3 s of CPU.
+SVG_RUNS = in_one_interpreter([path for path in LESSONS if path.name[:2] not in RUN_ONCE],
+                              "__main__", svg=True, hash_seed=OTHER_HASH_SEED)
+
+
+def svg_command(path: Path) -> Command:
+    """The shared command that runs the lesson with --svg (see svg_output)."""
+    return lesson_with_svg(path) if path.name[:2] in RUN_ONCE else SVG_RUNS
+
+
+def svg_output(path: Path) -> subprocess.CompletedProcess[str]:
+    """What `python walkthroughs/NN_name.py --svg SVG_DIR/NN_name` printed, under another
+    PYTHONHASHSEED than the plain run, once a session: the lessons that train in a process
+    of their own (lesson_with_svg), the others in one interpreter in turn (SVG_RUNS)."""
+    command = svg_command(path)
+    return run(command) if command != SVG_RUNS else lesson_part(SVG_RUNS, path)
 
 
 KINDS = ("none", "learned", "sinusoidal", "rope", "alibi")
@@ -336,11 +380,12 @@ MYPY = Command((sys.executable, "-m", "mypy", "--strict", "--config-file",
 
 
 def _slow(command: Command) -> bool:
-    """Whether the command trains models (seconds each): the thread starts those first, so
-    that the session does not end waiting for one of them."""
+    """Whether the command trains models (seconds each), or is mypy (8 s of CPU with a cold
+    cache, as on a fresh clone): the thread starts those first, so that the session does
+    not end waiting for one of them."""
     script = Path(command.args[1]).name
     return (script[:2] in TRAINING_LESSONS or script == "bench_train.py"
-            or DEFAULT_TRAINING in command.args)
+            or DEFAULT_TRAINING in command.args or command == MYPY)
 
 
 def _reads(item: pytest.Item) -> list[Command]:
@@ -354,16 +399,16 @@ def _reads(item: pytest.Item) -> list[Command]:
         if name == "test_lesson_prints_the_same_on_every_run":
             if path.name[:2] in RUN_ONCE:
                 return [training_probe(seed) for seed in PROBE_SEEDS]
-            return [plain_run(path), lesson_with_svg(path)]
+            return [plain_run(path), svg_command(path)]
         if name == "test_lesson_writes_its_figures_under_svg":
-            return [lesson_with_svg(path)]
+            return [svg_command(path)]
         if name == "test_importing_a_lesson_does_nothing":
             return [IMPORTS]
-    if where == "test_walkthroughs.py" and name.startswith("test_lesson_"):
+    if where in ("test_walkthroughs.py", "test_claims.py") and name.startswith("test_lesson_"):
         number = name.split("_")[2]  # test_lesson_15_...: lesson 15's output
         return [plain_run(path) for path in LESSONS if path.name[:2] == number]
     if where == "test_walkthroughs.py" and name == "test_the_figures_name_what_they_show":
-        return [lesson_with_svg(path) for path in LESSONS if path.name[:2] in ("05", "09")]
+        return [svg_command(path) for path in LESSONS if path.name[:2] in ("05", "09")]
     if where == "test_errata.py" and name.startswith("test_every_lesson_pointer"):
         return [plain_run(path) for path in LESSONS]
     if where == "test_benchmarks.py":

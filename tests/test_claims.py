@@ -9,11 +9,10 @@ from __future__ import annotations
 import math
 import random
 import statistics
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import lesson_output
 
 from minipe import (
     Batch,
@@ -181,8 +180,8 @@ def test_the_variance_of_q_dot_k_is_d_k(d_k: int) -> None:
 
 
 def lesson_13_output() -> str:
-    done = subprocess.run([sys.executable, str(ROOT / "walkthroughs" / "13_inside_attention.py")],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    # `python walkthroughs/13_inside_attention.py`, run once a session (conftest.py)
+    done = lesson_output(ROOT / "walkthroughs" / "13_inside_attention.py")
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -231,8 +230,7 @@ def test_the_tutorials_exp_log_frequency_is_one_over_the_denominator(d_model: in
 
 
 def test_lesson_04_shows_the_two_forms_agree_to_rounding() -> None:
-    done = subprocess.run([sys.executable, str(ROOT / "walkthroughs" / "04_sinusoidal_by_hand.py")],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    done = lesson_output(ROOT / "walkthroughs" / "04_sinusoidal_by_hand.py")  # once a session
     gaps = [float(line.rsplit(":", 1)[1]) for line in done.stdout.splitlines()
             if "largest difference" in line or "against minipe's" in line]
     assert len(gaps) == 2

@@ -27,8 +27,8 @@ from conftest import (
     SVG_DIR,
     lesson_imported,
     lesson_output,
-    lesson_with_svg,
     run,
+    svg_output,
     training_probe,
     without_figure_lines,
 )
@@ -713,9 +713,10 @@ def test_lesson_prints_the_same_on_every_run(path: Path) -> None:
         assert probe.returncode == 0, probe.stderr
         assert probe.stdout == again.stdout and probe.stdout.count("\n") == 18
         return
-    # a second run, against the first: the --svg run, in another process, under another
-    # PYTHONHASHSEED; --svg adds only its "[figure written: ...]" lines
-    second = run(lesson_with_svg(path)).stdout
+    # a second run, against the first: the --svg run, in another interpreter (one that runs
+    # every such lesson in turn) under another PYTHONHASHSEED; --svg adds only its
+    # "[figure written: ...]" lines
+    second = svg_output(path).stdout
     assert without_figure_lines(second) == _first_run(path).stdout
 
 
@@ -904,7 +905,7 @@ FIGURES: dict[str, set[str]] = {
 @pytest.mark.parametrize("path", LESSONS, ids=[path.stem for path in LESSONS])
 def test_lesson_writes_its_figures_under_svg(path: Path) -> None:
     figures = SVG_DIR / path.stem  # emptied when the session began: the lesson makes it
-    done = run(lesson_with_svg(path))  # `--svg figures`, shared with the test above
+    done = svg_output(path)  # `--svg figures`, shared with the test above
     assert done.returncode == 0, done.stderr
     expected = FIGURES.get(path.name, set())
     written = {child.name for child in figures.iterdir()} if figures.exists() else set()
@@ -919,7 +920,7 @@ def test_lesson_writes_its_figures_under_svg(path: Path) -> None:
 
 def test_the_figures_name_what_they_show() -> None:
     pipeline = WALKTHROUGHS / "09_the_whole_pipeline.py"
-    run(lesson_with_svg(pipeline))  # the figures the test above checks, drawn once
+    svg_output(pipeline)  # the figures the test above checks, drawn once
     figure = SVG_DIR / pipeline.stem / "causal_weights.svg"
     words = [element.text for element in ElementTree.parse(figure).iter()
              if element.tag == "{http://www.w3.org/2000/svg}text"]
@@ -927,7 +928,7 @@ def test_the_figures_name_what_they_show() -> None:
         assert words.count(token) == 2, token
     assert "1.000" in words  # the first token attends only to itself
     broadcasting = WALKTHROUGHS / "05_learned_positions_and_broadcasting.py"
-    run(lesson_with_svg(broadcasting))
+    svg_output(broadcasting)
     big = (SVG_DIR / broadcasting.stem / "pe_table_1024x768.svg").read_text()
     assert "downsampled from 1024 x 768" in big  # and it says so
 
