@@ -12,6 +12,7 @@ Read the chapters in this order:
     5 rotary.py      RoPE: rotate the queries and keys instead of adding positions
     6 relative.py    ALiBi, T5 buckets, clipped relative positions: biases on the scores
     7 context.py     past the context window: stretching RoPE (PI, NTK, YaRN, Llama 3.1)
+      wavelengths.py each pair's wavelength and turns inside L; far apart: the decay
     8 batches.py     positions are data: position_ids from a padding mask; packed documents
     9 pipeline.py    every stage at once: run(text) -> Trace; several texts: a padded batch
    10 gradients.py   the backward rules, one function each (from minipe.gradients)
@@ -41,7 +42,7 @@ from minipe.attention import (
     softmax_naive,
 )
 from minipe.broadcast import ShapeError, broadcast_shapes
-from minipe.context import PairFrequency, decay_bound, frequency_table, rope_frequencies
+from minipe.context import rope_frequencies
 from minipe.display import format_matrix
 from minipe.embedding import Embedding
 from minipe.generation import KVCache, next_logits
@@ -66,6 +67,7 @@ from minipe.relative import (
 from minipe.rotary import RotaryAttention, apply_rotary, rotary_pairs
 from minipe.tokenizer import PaddedBatch, Tokenizer
 from minipe.training import Backprop, TinyModel
+from minipe.wavelengths import PairFrequency, decay_bound, frequency_table
 
 __all__ = [
     "AttentionResult",

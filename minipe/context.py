@@ -1,4 +1,4 @@
-"""Chapter 7 - past the context window: how a RoPE model reads more than it was trained on.
+"""Chapter 7, part 1 - past the context window: a RoPE model reads more than it was trained on.
 
 A model trained on texts of L tokens (its original context length) has seen
 RoPE's pair i (chapter 5) turn through the angles pos * theta_i for
@@ -37,17 +37,9 @@ changes theta_i so that a text `factor` times longer stays near what was seen:
 `rope_frequencies` returns the new theta_i and the attention scale (what q
 and k are multiplied by: Hugging Face multiplies RoPE's cos and sin by it);
 chapter 5's `apply_rotary(x, frequencies=...)` turns q and k with them.
-`frequency_table` lays them out pair by pair, for reading.
-
-Two more ideas about long texts close the chapter:
-- RoFormer's long-term decay (its section 3.4.3): an upper bound on
-  |q . k| that shrinks, on the whole, with the distance r (`decay_bound`). It
-  is an upper bound, not the score itself, and later work (Barbero et al.
-  2024) argues the decay is not why RoPE works.
-- A causal head with no positions at all (NoPE) can still tell where it is,
-  and a key with a high score soaks up the weight (an attention sink); both
-  are computed with chapter 4's functions in lesson 14
-  (walkthroughs/14_past_the_context_window.py).
+Part 2 (minipe/wavelengths.py) lays them out pair by pair (`frequency_table`)
+and closes the chapter with what happens far apart: the long-term decay, NoPE
+and attention sinks.
 
 A model trained short can be tested long with these frequencies: chapter 10's
 `TinyModel.with_frequencies`, in lesson 18 (walkthroughs/18_train_short_test_long.py).
@@ -62,11 +54,9 @@ variants with mscale_all_dim (DeepSeek).
 
 from __future__ import annotations
 
-import cmath
 import math
 import sys
 from dataclasses import dataclass
-from typing import Sequence
 
 from minipe.arrays import Vector
 from minipe.checks import (
@@ -197,87 +187,6 @@ def _llama3(thetas: list[float], factor: float, L: int, low: float, high: float)
     return llama
 
 
-@dataclass(frozen=True)
-class PairFrequency:
-    """One row of `frequency_table`: what a method does to pair i."""
-
-    i: int  # the pair: dimensions (2i, 2i + 1) in the interleaved layout
-    theta: float  # its angle per position, theta_i
-    wavelength: float  # 2 pi / theta_i: positions per full turn
-    turns: float  # L / wavelength: full turns inside the original context L
-    ratio: float  # theta_i / (the default theta_i): 1 kept, 1 / factor divided
-
-
-def frequency_table(
-    d: int, *, original_context_length: int, base: float = 10000.0, method: str = "default",
-    factor: float = 1.0, seq_len: int | None = None, beta_fast: float | None = None,
-    beta_slow: float | None = None, low_freq_factor: float | None = None,
-    high_freq_factor: float | None = None, ramp: str | None = None,
-) -> list[PairFrequency]:
-    """rope_frequencies pair by pair: theta_i, wavelength, turns inside L, ratio to default.
-
-    >>> row = frequency_table(4, original_context_length=100)[1]
-    >>> row.i, row.theta, round(row.wavelength, 2), round(row.turns, 4), row.ratio
-    (1, 0.01, 628.32, 0.1592, 1.0)
-
-    Pair 1 turns 0.16 times in 100 positions: at position 300 it would reach
-    an angle the first 100 never showed. The table needs L for every method
-    (to count the turns); the methods that read it are given it too.
-    """
-    if original_context_length is None:
-        raise ValueError("frequency_table counts each pair's turns inside the original "
-                         "context, so it needs original_context_length (L)")
-    L = checked_position(original_context_length, "original_context_length", 1)
-    reads_L = "original_context_length" in USES.get(method, ())  # else: only for the table
-    stretch = _checked(d, base, method, factor, L if reads_L else None, seq_len, beta_fast,
-                       beta_slow, low_freq_factor, high_freq_factor, ramp)
-    thetas, _ = _frequencies(stretch)
-    rows = []
-    for i, (theta, default) in enumerate(zip(thetas, rotary_thetas(d, base))):
-        wavelength = 2 * math.pi / theta
-        rows.append(PairFrequency(i, theta, wavelength, turns=L / wavelength,
-                                  ratio=theta / default))
-    return rows
-
-
-def decay_bound(distances: Sequence[int], d: int, *, base: float = 10000.0) -> Vector:
-    """RoFormer's relative upper bound on |q . k| at each distance r (its section 3.4.3).
-
-    Summing the pairs' terms by parts bounds the score by max|h_{j+1} - h_j|
-    times sum_j |S_j|; with the first factor set aside, what depends on r is
-
-        S_j      = sum_{k=0}^{j-1} e^{i r theta_k}      (a partial sum of unit turns)
-        bound(r) = (1 / (d/2)) * sum_{j=1}^{d/2} |S_j|
-
-    At r = 0 every turn is 1, |S_j| = j, and the bound is (d/2 + 1) / 2:
-
-    >>> decay_bound([0], 4)
-    Vector([1.5], shape=(1,))
-
-    It shrinks, with ripples, as r grows: an upper bound, not the score.
-    """
-    stretch = _checked(d, base, "default", 1.0, None, None, None, None, None, None, None)
-    thetas = rotary_thetas(stretch.d, stretch.base)  # chapter 5: theta_k = base**(-2k/d)
-    if isinstance(distances, (str, bytes)) or not isinstance(distances, Sequence) \
-            or not distances:
-        raise TypeError("distances must be a non-empty list of distances r = n - m (ints)")
-    for r in distances:
-        checked_position(r, "each distance r")
-    farthest = max(distances)
-    if farthest * max(thetas) == math.inf:
-        raise ValueError(f"distance r = {farthest} times theta_0 = {max(thetas):g} is past the "
-                         f"largest float: r * theta_k must stay below about 1.8e308")
-    bounds = []
-    for r in distances:
-        S_j = 0j
-        total = 0.0
-        for theta_k in thetas:  # j = 1 .. d/2: S_j adds the term k = j - 1
-            S_j += cmath.exp(1j * r * theta_k)
-            total += abs(S_j)
-        bounds.append(total / (d // 2))  # (1 / (d/2)) * sum_j |S_j|
-    return Vector(bounds)
-
-
 # The door, after the ideas it guards: each argument once, with a sentence that teaches.
 def _checked(d: object, base: object, method: object, factor: object, L: object,
              seq_len: object, beta_fast: object, beta_slow: object, low: object, high: object,
@@ -327,7 +236,7 @@ def _checked(d: object, base: object, method: object, factor: object, L: object,
                              "read now: its base grows once seq_len passes "
                              "original_context_length")
         seq_len = checked_position(seq_len, "seq_len", 1)
-    fast, slow = _checked_pair(beta_slow, beta_fast, ("beta_slow", "beta_fast"), (1.0, 32.0),
+    slow, fast = _checked_pair(beta_slow, beta_fast, ("beta_slow", "beta_fast"), (1.0, 32.0),
                                "YaRN keeps pairs that turn more than beta_fast times inside L "
                                "and divides those that turn fewer than beta_slow times")
     low_f, high_f = _checked_pair(low, high, ("low_freq_factor", "high_freq_factor"),
@@ -350,16 +259,13 @@ def _checked(d: object, base: object, method: object, factor: object, L: object,
 
 def _checked_pair(low: object, high: object, names: tuple[str, str],
                   defaults: tuple[float, float], rule: str) -> tuple[float, float]:
-    """Two thresholds, each None (its default) or a finite number, with 0 < low < high.
-    Returned as (high, low) for the betas' order (fast, slow), (low, high) otherwise."""
+    """Two thresholds, each None (its default) or a finite number, with 0 < low < high."""
     low_value = defaults[0] if low is None else checked_number(low, names[0])
     high_value = defaults[1] if high is None else checked_number(high, names[1])
     if not (math.isfinite(low_value) and math.isfinite(high_value)
             and 0 < low_value < high_value):
         raise ValueError(f"{rule}, so it needs finite numbers with 0 < {names[0]} < "
                          f"{names[1]}, got {names[0]}={low_value}, {names[1]}={high_value}")
-    if names[0] == "beta_slow":
-        return high_value, low_value
     return low_value, high_value
 
 

@@ -33,6 +33,7 @@ ALLOWED_IMPORTS = {
     "rotary": {"arrays", "checks", "attention"},
     "relative": {"arrays", "batch", "broadcast", "checks", "embedding"},
     "context": {"arrays", "checks", "rotary"},  # past the context window: chapter 5's theta_i
+    "wavelengths": {"arrays", "checks", "context"},  # chapter 7, part 2: the pairs read one by one
     "batches": set(),  # chapter 8: positions are data (plain lists of ints)
     "pipeline": {"arrays", "checks", "display", "tokenizer", "embedding", "positional",
                  "attention", "rotary", "relative"},
