@@ -42,9 +42,11 @@ from minipe.book.literate import sections
 from minipe.book.notebooks import notebook_text
 from minipe.book.runs import LessonRun, cell_outputs, run_lessons
 from minipe.book.sources import (
+    HELPER,
     Lesson,
     chapter_order,
     chapter_rows,
+    imports_helper,
     lesson_chapters,
     lesson_paths,
     module_name,
@@ -54,6 +56,7 @@ from minipe.book.sources import (
 
 BAR = "\\|"  # a bar inside a markdown table's cell
 ROOT = Path(__file__).resolve().parent.parent.parent  # the clone: minipe/book/ is two below
+HELPER_PAGE = lesson_page("lesson")  # walkthroughs/lesson.py, beside the lessons' pages
 
 __all__ = ["LessonRun", "ROOT", "build_book", "lesson_notebooks", "run_lessons"]
 
@@ -78,6 +81,8 @@ def _resolver(site: Site, here: str, base: str, chapters: list[str],
                 return site.page(here, chapter_page(name))
         if path.startswith("walkthroughs/") and Path(path).stem in stems:
             return site.page(here, lesson_page(Path(path).stem))
+        if path == HELPER and (site.root / HELPER).exists():
+            return site.page(here, HELPER_PAGE)
         if path in anchors and fragment in ("sources", "errata", "the-lessons"):
             return site.page(here, anchors[path]) + "#" + fragment
         if not (site.root / path).exists():
@@ -134,10 +139,12 @@ def build_book(out: Path, runs: Mapping[str, LessonRun], root: Path = ROOT) -> l
         used = ", ".join(f'<a href="{site.page(here, chapter_page(name))}">{name}</a>'
                          for name in uses[lesson.stem])
         notebook = lesson.path.removesuffix(".py") + ".ipynb"
+        helper = (f' · and its helper, <a href="{site.page(here, HELPER_PAGE)}">lesson.py</a>'
+                  if imports_helper(root, root / lesson.path) else "")
         heading = (f"<h1>{html.escape(lesson.title)}</h1>\n<p class=\"meta\">The script: "
                    f"<a href=\"{site.file(here, lesson.path)}\">{lesson.path}</a> · as a "
                    f"notebook: <a href=\"{site.file(here, notebook)}\">{notebook}</a><br>"
-                   f"Chapters it uses: {used}</p>")
+                   f"Chapters it uses: {used}{helper}</p>")
         outputs = cell_outputs(lesson, runs[lesson.stem])
         body = lesson_body(site, here, lesson, outputs, heading, resolve)
         before = (lesson_page(lessons[at - 1].stem), lessons[at - 1].title) if at else None
@@ -145,6 +152,8 @@ def build_book(out: Path, runs: Mapping[str, LessonRun], root: Path = ROOT) -> l
                  if at + 1 < len(lessons) else None)
         written[here] = frame(f"{lesson.title} · minipe", body,
                                     navigation(site, here, before, after))
+    if (root / HELPER).exists():
+        written[HELPER_PAGE] = _helper(site, chapters, lessons)
     paths = []
     for page, text in written.items():
         path = out / page
@@ -152,6 +161,20 @@ def build_book(out: Path, runs: Mapping[str, LessonRun], root: Path = ROOT) -> l
         path.write_text(text, encoding="utf-8")
         paths.append(path)
     return paths
+
+
+def _helper(site: Site, chapters: list[str], lessons: list[Lesson]) -> str:
+    """walkthroughs/lesson.py as a literate page: what every lesson imports first."""
+    here = HELPER_PAGE
+    resolve = _resolver(site, here, "walkthroughs", chapters, lessons)
+    source = (site.root / HELPER).read_text(encoding="utf-8")
+    users = [lesson for lesson in lessons if imports_helper(site.root, site.root / lesson.path)]
+    heading = (f"<h1>{HELPER}</h1>\n<p class=\"meta\">The lessons' helper, not a lesson · the "
+               f"file: <a href=\"{site.file(here, HELPER)}\">{HELPER}</a><br>Imported first by "
+               f"{len(users)} of the {len(lessons)} lessons</p>")
+    body = chapter_body(site, here, HELPER, source, sections(source), heading, resolve)
+    first = (lesson_page(lessons[0].stem), lessons[0].title) if lessons else None
+    return frame(f"{HELPER} · minipe", body, navigation(site, here, None, first))
 
 
 def _index(site: Site, chapters: list[str], lessons: list[Lesson]) -> str:
@@ -180,6 +203,7 @@ def _index(site: Site, chapters: list[str], lessons: list[Lesson]) -> str:
         "<h3>Every module, in reading order</h3>",
         f'<ol class="modules">{modules}</ol>',
         "<h2 id=\"the-lessons\">The lessons</h2>",
+        _helper_note(site, here),
         f"<table>\n<thead><tr><th>lesson</th><th>the question it answers</th></tr></thead>"
         f"\n<tbody>\n{rows}</tbody>\n</table>",
         "<h2 id=\"sources\">Sources</h2>",
@@ -190,6 +214,20 @@ def _index(site: Site, chapters: list[str], lessons: list[Lesson]) -> str:
     first = (chapter_page(chapters[0]), chapters[0]) if chapters else None
     nav = navigation(site, here, None, first)
     return frame("minipe: the book", body, nav)
+
+
+def _helper_note(site: Site, here: str) -> str:
+    """What the lessons import first, and which files of the clone have no page, and why."""
+    helper = ""
+    if (site.root / HELPER).exists():
+        helper = (f'Each lesson imports <a href="{site.page(here, HELPER_PAGE)}">{HELPER}</a> '
+                  "first: its command line (<code>--step</code>, <code>--svg</code>) and the "
+                  "pause between stages. ")
+    return (f"<p>{helper}Three parts of the clone have no page: the tests (<code>tests/</code>) "
+            "and the benchmarks (<code>benchmarks/</code>) are read in the clone (the README "
+            "says what they hold), and the exercises (<code>walkthroughs/exercises/"
+            "</code>) are files to fill in, not to read: <code>python -m minipe exercises"
+            "</code> lists and checks them (its code is on the pages of minipe/exercises/).</p>")
 
 
 def _first_line(root: Path, name: str) -> str:

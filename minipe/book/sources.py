@@ -4,9 +4,11 @@ The reading order has one home, the README's chapter map: the modules it links
 under "## The chapters", in the order it links them. A link to a package's
 `__init__.py` stands for the whole package (its `__init__` first, then its
 modules, each after those it imports). A module the map does not link comes
-just before the first mapped module that imports it (the reading order is the
+just before the first module that imports it (the reading order is the
 import order), or at the end if none does; a package always opens with its
-`__init__`.
+`__init__`. Only the imports a reader meets first count: those at the top of
+a module, not one inside a function (a command loaded when asked for) or
+under `if TYPE_CHECKING:` (for types only).
 
 A lesson is a script of `# %%` cells: the first (its docstring and imports)
 has no marker; each other opens with `# %% title`, and its work sits under
@@ -126,10 +128,16 @@ def chapter_order(root: Path) -> list[str]:
             mapped.append(name)
     mapped = [name for name in dict.fromkeys(mapped) if name in every]
     order = list(mapped)
-    for name in _dependency_order(root, [other for other in every if other not in mapped]):
-        users = [at for at, other in enumerate(order) if other in mapped
-                 and name in _minipe_imports(root, other)]
-        order.insert(users[0] if users else len(order), name)
+    unmapped = _dependency_order(root, [other for other in every if other not in mapped])
+    unused = []  # imported by no module placed so far: the end, in dependency order
+    for name in reversed(unmapped):  # a module's users are placed before the module itself
+        users = [at for at, other in enumerate(order)
+                 if name in _minipe_imports(root, other)]
+        if users:
+            order.insert(users[0], name)
+        else:
+            unused.append(name)
+    order += _dependency_order(root, unused)
     for name in list(order):  # a package's __init__ opens it: it comes before its modules
         members = [at for at, other in enumerate(order) if other.startswith(name + ".")]
         if members and order.index(name) > members[0]:
@@ -158,11 +166,31 @@ def chapter_rows(root: Path) -> dict[str, tuple[str, str]]:
 
 
 def _minipe_imports(root: Path, name: str) -> set[str]:
-    """The modules of minipe that module `name` imports from (`from minipe import x`:
-    the module that defines x)."""
-    taken = imports(root, module_path(root, name))
+    """The modules of minipe that module `name` imports from at its top (`from minipe
+    import x`: the module that defines x); see the module docstring."""
+    text = module_path(root, name).read_text(encoding="utf-8")
     return {module or defining_module(root, module, imported)
-            for imported, module in taken.items()}
+            for imported, module in _top_imports(text)}
+
+
+@functools.lru_cache(maxsize=None)
+def _top_imports(text: str) -> tuple[tuple[str, str], ...]:
+    """imports() of a module's text, leaving out function bodies and `if TYPE_CHECKING:`."""
+    found: list[tuple[str, str]] = []
+    statements = list(ast.parse(text).body)
+    while statements:
+        node = statements.pop(0)
+        if isinstance(node, ast.If) and not (isinstance(node.test, ast.Name)
+                                             and node.test.id == "TYPE_CHECKING"):
+            statements += node.body + node.orelse
+        elif isinstance(node, ast.Try):
+            statements += node.body + node.orelse + node.finalbody
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if module == "minipe" or module.startswith("minipe."):
+                found += [(alias.asname or alias.name, module.removeprefix("minipe").strip("."))
+                          for alias in node.names]
+    return tuple(found)
 
 
 def _dependency_order(root: Path, names: list[str]) -> list[str]:
@@ -173,6 +201,18 @@ def _dependency_order(root: Path, names: list[str]) -> list[str]:
         ready = sorted(name for name in names if name not in order and needs[name] <= set(order))
         order.append(ready[0] if ready else min(set(names) - set(order)))  # a cycle: alphabet
     return order
+
+
+HELPER = "walkthroughs/lesson.py"  # what every lesson imports first: not a lesson itself
+
+
+def imports_helper(root: Path, path: Path) -> bool:
+    """Whether the lesson imports walkthroughs/lesson.py (`from lesson import Lesson`)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return any(isinstance(node, ast.ImportFrom) and node.module == "lesson"
+               or isinstance(node, ast.Import) and any(alias.name == "lesson"
+                                                       for alias in node.names)
+               for node in ast.walk(tree))
 
 
 def lesson_paths(root: Path) -> list[Path]:
