@@ -28,6 +28,9 @@ body { margin: 0; color: var(--ink); font: 17px/1.6 "Iowan Old Style", "Palatino
   Palatino, "Book Antiqua", Georgia, "DejaVu Serif", serif; }
 main { max-width: 60rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
 p, ul, ol, .lead { max-width: 40em; }
+.meta { max-width: none; }
+p, li, td, .meta { overflow-wrap: break-word; }  /* a long path or name breaks, not the page */
+p code, li code, td code { overflow-wrap: anywhere; }
 h1 { font-size: 2rem; line-height: 1.2; margin: 1.2rem 0 .4rem; }
 h2 { font-size: 1.35rem; margin: 2.2rem 0 .6rem; border-bottom: 1px solid var(--rule); }
 h3 { font-size: 1.1rem; margin: 1.6rem 0 .4rem; }
@@ -58,6 +61,21 @@ nav { max-width: 60rem; margin: 0 auto; padding: .6rem 1.5rem; display: flex;
 nav.top { border-bottom: 1px solid var(--rule); } nav.bottom { border-top: 1px solid var(--rule); }
 section.literate { margin: 1.4rem 0; }
 ol.contents { font-size: .95rem; color: var(--muted); margin: 1rem 0 1.5rem; }
+@media (max-width: 44rem) {  /* a phone: less margin, code edge to edge, tables stacked */
+  body { font-size: 16px; }
+  main { padding: .6rem .9rem 2rem; } nav { padding: .5rem .9rem; font-size: .85rem; }
+  h1 { font-size: 1.6rem; }
+  code, pre { font-size: 12px; }
+  pre.code, pre.output { margin-left: -.9rem; margin-right: -.9rem; border-radius: 0; }
+  pre.output { border-left: 0; border-right: 0; }
+  pre.formula { padding: .2rem .6rem; }
+  table, tbody, tr, td { display: block; } thead { display: none; }
+  tr { border-bottom: 1px solid var(--rule); padding: .5rem 0; }
+  td { border: 0; padding: .1rem 0; }
+  td[data-label]:not([data-label=""])::before { content: attr(data-label) ": ";
+    color: var(--muted); font-style: italic; }
+  td:first-child { font-weight: 600; } td:first-child::before { content: none !important; }
+}
 @media print {
   html, body { background: #fff; } nav { display: none; } body { font-size: 11pt; }
   main { max-width: none; padding: 0; } a { color: inherit; text-decoration: none; }
@@ -111,7 +129,8 @@ def navigation(site: Site, here: str, previous: tuple[str, str] | None,
         text = f"{arrow} {label}" if arrow == "←" else f"{label} {arrow}"
         return f'<a href="{site.page(here, page)}">{text}</a>'
 
-    up = f'<a href="{site.page(here, "index.html")}">↑ contents</a>'
+    up = ('<span></span>' if here == "index.html"  # the contents: no link to itself
+          else f'<a href="{site.page(here, "index.html")}">↑ contents</a>')
     return link(previous, "←") + up + link(following, "→")
 
 

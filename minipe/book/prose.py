@@ -105,14 +105,21 @@ def blocks(text: str, resolve: Resolve) -> str:
 
 
 def table(rows: list[str], resolve: Resolve) -> str:
-    """A markdown table (header, `---` row, body) as an HTML table."""
+    """A markdown table (header, `---` row, body) as an HTML table. Each cell carries its
+    column's name (data-label), which a narrow screen shows when it stacks the cells."""
     def cells(row: str) -> list[str]:
         parts = CELL_BAR.split(row.strip().strip("|"))
         return [part.strip().replace("\\|", "|") for part in parts]
 
-    head = "".join(f"<th>{inline(cell, resolve)}</th>" for cell in cells(rows[0]))
-    body = ["<tr>" + "".join(f"<td>{inline(cell, resolve)}</td>" for cell in cells(row))
-            + "</tr>" for row in rows[2:]]
+    names = cells(rows[0])
+    head = "".join(f"<th>{inline(cell, resolve)}</th>" for cell in names)
+    labels = [html.escape(re.sub(r"[`*]", "", name), quote=True) for name in names]
+    body = []
+    for row in rows[2:]:
+        values = cells(row)
+        named = zip(labels + [""] * (len(values) - len(labels)), values)  # a label per cell
+        body.append("<tr>" + "".join(f'<td data-label="{label}">{inline(cell, resolve)}</td>'
+                                     for label, cell in named) + "</tr>")
     return (f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(body)
             + "\n</tbody>\n</table>")
 
