@@ -60,11 +60,13 @@ nav { max-width: 60rem; margin: 0 auto; padding: .6rem 1.5rem; display: flex;
   justify-content: space-between; gap: 1rem; font-size: .9rem; color: var(--muted); }
 nav.top { border-bottom: 1px solid var(--rule); } nav.bottom { border-top: 1px solid var(--rule); }
 section.literate { margin: 1.4rem 0; }
+h3.name { margin: 2rem 0 .3rem; font-size: 1rem; }
+h3.name code { font-size: 15px; color: var(--accent); }
 ol.contents { font-size: .95rem; color: var(--muted); margin: 1rem 0 1.5rem; }
 @media (max-width: 44rem) {  /* a phone: less margin, code edge to edge, tables stacked */
   body { font-size: 16px; }
   main { padding: .6rem .9rem 2rem; } nav { padding: .5rem .9rem; font-size: .85rem; }
-  h1 { font-size: 1.6rem; }
+  h1 { font-size: 1.6rem; } h2 { font-size: 1.2rem; }
   code, pre { font-size: 12px; }
   pre.code, pre.output { margin-left: -.9rem; margin-right: -.9rem; border-radius: 0; }
   pre.output { border-left: 0; border-right: 0; }
@@ -163,13 +165,31 @@ def literate_prose(text: str, resolve: Resolve) -> str:
     return blocks("\n".join(kept), resolve)
 
 
+DEFINITION = re.compile(r"\s*(?:async\s+)?(?:def|class)\s+(\w+)")  # def name( / class Name
+
+
+def defined_name(source_lines: list[str], numbers: tuple[int, ...]) -> str:
+    """The function or class a section's code opens with (past its decorators), or ''."""
+    for number in numbers:
+        line = source_lines[number - 1]
+        if line.strip() and not line.lstrip().startswith("@"):
+            found = DEFINITION.match(line)
+            return found.group(1) if found else ""
+    return ""
+
+
 def chapter_body(site: Site, here: str, repo_path: str, source: str, sections: list[Section],
                  heading: str, resolve: Resolve) -> str:
-    """A module's page: the heading, then each section's prose above its code."""
+    """A module's page: the heading, then each section's prose above its code; a section
+    that opens a function or class is named above its prose, as its code will be."""
     lines = highlight(source)
+    source_lines = source.split("\n")
     parts = [heading]
     for section in sections:
         text = literate_prose(section.prose, resolve) if section.prose.strip() else ""
+        name = defined_name(source_lines, section.lines)
+        if name and text:
+            text = f'<h3 class="name"><code>{html.escape(name)}</code></h3>\n{text}'
         code = code_block(site, here, repo_path, lines, section.lines) if section.lines else ""
         parts.append(f'<section class="literate">\n{text}\n{code}\n</section>')
     return "\n".join(parts)
