@@ -13,7 +13,11 @@ Building it runs each lesson once (`runs.py`) and reads the clone
 - chapters/NAME.html: each module as a literate page (`literate.py`), with
   the lessons that use it;
 - lessons/NN_topic.html: each `# %%` cell's code, what it printed and the
-  figures it drew (inline SVG), with the chapters it uses.
+  figures it drew (inline SVG), with the chapters it uses; lessons/lesson.html:
+  walkthroughs/lesson.py, the helper every lesson imports first, as a literate page.
+
+Lessons are found by their names (walkthroughs/NN_topic.py): a new one gets its
+page, its row in the index and its notebook with no list to update.
 
 `build_book(out, runs)` and `lesson_notebooks(runs)` take the lessons' runs
 from the caller, so a test can hand them runs it already has. The same runs
