@@ -24,7 +24,7 @@ from conftest import book_runs
 
 from minipe.book import LessonRun, build_book, lesson_notebooks
 from minipe.book.literate import sections
-from minipe.book.sources import lesson_paths, read_lesson
+from minipe.book.sources import chapter_order, lesson_paths, read_lesson
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "build" / "test-book"  # git ignores build/
@@ -276,3 +276,34 @@ def test_a_missing_run_is_named(runs: dict[str, LessonRun]) -> None:
     fewer = {stem: run for stem, run in runs.items() if stem != "01_text_to_ids"}
     with pytest.raises(ValueError, match="runs has none for 01_text_to_ids"):
         build_book(ROOT / "build" / "test-book-missing", fewer)
+
+
+def test_the_lessons_helper_has_a_page_that_each_lesson_links(book: Path) -> None:
+    # walkthroughs/01_text_to_ids.py's line 12 is `from lesson import Lesson`: its page links
+    # the helper's page, and so does the index (the sentence above the lessons' table)
+    helper = book / "lessons" / "lesson.html"
+    assert "<h1>walkthroughs/lesson.py</h1>" in helper.read_text(encoding="utf-8")
+    assert "lesson.html" in Page(book / "lessons" / "01_text_to_ids.html").links
+    assert "lessons/lesson.html" in Page(book / "index.html").links
+
+
+def test_a_module_the_map_leaves_out_comes_before_its_first_importer() -> None:
+    # read off the files' top imports by hand: passes.py imports heads and gradients,
+    # heads.py imports gradients, training.py imports passes; none of the four imports
+    # the exercises, which come at the end of the book
+    order = chapter_order(ROOT)
+    at = {name: order.index(name) for name in ("gradients", "heads", "passes", "training")}
+    assert at["gradients"] < at["heads"] < at["passes"] < at["training"]
+    assert max(at.values()) < order.index("exercises")
+
+
+def test_a_table_cell_carries_its_columns_name_and_a_function_is_named(book: Path) -> None:
+    # the README's chapter map has the header | # | module | what it teaches | ...: on a
+    # narrow screen each cell shows its column's name (data-label)
+    index = (book / "index.html").read_text(encoding="utf-8")
+    assert '<td data-label="#">1</td><td data-label="module">' in index
+    # rotary.py's function rotary_thetas: its name heads its docstring's prose
+    rotary = (book / "chapters" / "rotary.html").read_text(encoding="utf-8")
+    named = rotary.index('<h3 class="name"><code>rotary_thetas</code></h3>')
+    assert named < rotary.index("theta_i = base**(-2i / d) for the pairs") < rotary.index(
+        '<span class="k">def</span> rotary_thetas')
