@@ -396,6 +396,20 @@ KEY_NUMBERS: dict[str, list[str]] = {
         "64 times less",  # 2**-2 / 2**-8
         f"a guess among 8 is right on {1 / 8:.1%}",
     ],
+    "22_packed_documents.py": [
+        # the words sorted (a bites cat dog man mat on sat the): the 8, cat 2, sat 7, on 6,
+        # mat 5, a 0, dog 3, bites 1, man 4; the three texts end to end
+        "ids          [8, 2, 7, 6, 8, 5, 0, 3, 1, 0, 4, 8, 2]",
+        "position_ids [0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 0, 1]",  # restarting at 0, 0, 0
+        "labels       [-100, 2, 7, 6, 8, 5, -100, 3, 1, 0, 4, -100, 2]",  # -100 at each start
+        # 3 x 6 = 18 padded entries for 6 + 5 + 2 = 13 tokens
+        "padded to the longest, the batch would hold 18,\n5 of them padding",
+        # causal: 13 * 14 / 2 = 91 pairs; the documents' triangles 21 + 15 + 3 = 39
+        f"lets\n{13 * 14 // 2 - (21 + 15 + 3)} more pairs through",
+        "Every kind, every document: 0.0 - not small, zero.",
+        "targets      [2, 7, 6, 8, 5, -100, 3, 1, 0, 4, -100, 2, -100]",  # labels moved left
+        "largest |gradient packed - one by one| over every table: 0.0",
+    ],
 }
 
 
@@ -683,6 +697,38 @@ def test_lesson_19_by_column_moves_the_tables_but_not_rope() -> None:
     assert float(shifts["learned"]) > 0.1 and float(shifts["sinusoidal"]) > 0.1
     assert 0 <= float(shifts["rope"]) < 1e-14  # rounding: cos and sin of other angles
     assert float(shifts["alibi"]) == 0.0
+
+
+def _gaps(said: str, stage: str) -> dict[str, list[float]]:
+    """The kinds' rows '   learned   0   1.51   0.7806' of the lesson stage that `stage` opens."""
+    part = said.split(stage)[1].split("\n\n")[0]
+    rows = re.findall(r"^   (none|learned|sinusoidal|rope|alibi) +(\S+) +(\S+) +(\S+)$", part,
+                      flags=re.MULTILINE)
+    return {kind: [float(gap) for gap in gaps] for kind, *gaps in rows}
+
+
+def test_lesson_22_restarted_positions_leak_without_the_document_mask() -> None:
+    """Restarted positions with only a causal mask: documents 2 and 3 read the documents
+    before them, for every kind (a leak, not rounding: more than 0.1); document 1 has
+    nothing before it (exactly 0). The document mask alone: the kinds that add rows move
+    (more than 0.1), RoPE only by rounding, ALiBi and none not at all. Both: 0, exactly."""
+    said = _first_run(WALKTHROUGHS / "22_packed_documents.py").stdout
+    kinds = {"none", "learned", "sinusoidal", "rope", "alibi"}
+    leaks = _gaps(said, "3. Positions restarted, only the causal mask")
+    assert set(leaks) == kinds
+    for gaps in leaks.values():
+        assert gaps[0] == 0.0 and min(gaps[1:]) > 0.1, gaps
+    smallest = min(min(gaps[1:]) for gaps in leaks.values())
+    assert f"are off by at least {smallest:.3g}, for every kind" in said
+    masked = _gaps(said, "4. The document mask alone")
+    assert set(masked) == kinds
+    assert min(masked["learned"][1:] + masked["sinusoidal"][1:]) > 0.1, masked
+    assert max(masked["rope"]) < 1e-14 and max(masked["alibi"] + masked["none"]) == 0.0
+    both = _gaps(said, "5. Positions restarted and the document mask")
+    assert set(both) == kinds and max(max(gaps) for gaps in both.values()) == 0.0
+    packed, alone = re.findall(r"(?:packed|one by one): +loss (\S+)", said)
+    assert packed == alone and abs(float(packed) - math.log(11)) < 0.3  # ln(vocab): untrained
+    assert "The same loss (True)" in said
 
 
 def test_lesson_07_both_heads_learn_on_4_tokens() -> None:
