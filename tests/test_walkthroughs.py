@@ -387,6 +387,10 @@ KEY_NUMBERS: dict[str, list[str]] = {
         "largest |cached - full| over the 7 steps: 0.0",  # exactly the full pass's row
         *(f"   {n:3} {n + 1:20} {(n + 1) ** 2:30}" for n in (8, 64, 512)),  # n + 1, (n + 1)^2
         "largest difference 0\n",  # -m i is a constant of the row: softmax ignores it
+        "at most 2 + 5 = 7 tokens, so a new token stands at position 7 at most",  # 0 .. 7
+        # turned again, copy-back repeats the last three tokens to the end: 6, 3, 5, ...
+        "turned again  " + str([6, 3, 5] * 5 + [6]),
+        "Turned again, the cycle holds to the end: True.",
     ],
     "21_several_heads.py": [
         "frequencies [1.0, 0.01]",  # 10000**(-2i/4), i = 0, 1: the 4 turned dims of 8
@@ -729,6 +733,24 @@ def test_lesson_22_restarted_positions_leak_without_the_document_mask() -> None:
     packed, alone = re.findall(r"(?:packed|one by one): +loss (\S+)", said)
     assert packed == alone and abs(float(packed) - math.log(11)) < 0.3  # ln(vocab): untrained
     assert "The same loss (True)" in said
+
+
+def test_lesson_20_eviction_needs_the_keys_turned_again() -> None:
+    """Kept as stored, the keys stand at the wrong angles: the cached logits differ from the
+    full pass over the held tokens by more than 1 (not rounding); turned again they agree to
+    rounding. Without eviction the cache is exact, and the lesson names the first position
+    where the printed tokens leave the cycle of three."""
+    said = _first_run(WALKTHROUGHS / "20_generation_with_a_cache.py").stdout
+    gaps = dict(re.findall(r"   (rows dropped|turned again) +largest \|cached - full\| (\S+)",
+                           said))
+    assert float(gaps["rows dropped"]) > 1.0 and float(gaps["turned again"]) < 1e-12, gaps
+    grown = re.search(r"   no eviction +(\[.*\])", said)
+    assert grown is not None
+    tokens = [1, 6, 3, 5] + [int(token) for token in grown.group(1)[1:-1].split(", ")]
+    breaks = next(t for t in range(4, len(tokens)) if tokens[t] != tokens[t - 3])
+    assert breaks > 7  # inside the 8 trained positions the cycle holds
+    assert f"breaks at position {breaks}, past the positions 0..7" in said
+    assert "(|cached - full| 0.0)" in said
 
 
 def test_lesson_07_both_heads_learn_on_4_tokens() -> None:
