@@ -28,7 +28,7 @@ BUDGET_SECONDS = 2.0
 TRAINING_BUDGET_SECONDS = 5.0  # the lessons that train models in the lab (see above)
 TRAINING_LESSONS = ("07_fixed_vs_learned.py", "15_does_attention_need_positions.py",
                     "16_what_the_learned_table_learned.py", "18_train_short_test_long.py",
-                    "20_generation_with_a_cache.py", "21_several_heads.py")
+                    "19_padded_batches.py", "20_generation_with_a_cache.py", "21_several_heads.py")
 
 
 def budget_of(lesson: Path) -> float:

@@ -753,6 +753,30 @@ def test_lesson_20_eviction_needs_the_keys_turned_again() -> None:
     assert "(|cached - full| 0.0)" in said
 
 
+def test_lesson_19_trained_heads_by_column() -> None:
+    """Trained heads, left padded: RoPE's logits move only by rounding and ALiBi's not at
+    all, so no prediction of theirs changes; learned and sinusoidal move by more than 0.1.
+    The targets: lengths 8, 7, 6, 5, 4, 3 twice, then 8, 7, 6, 5, each minus its first token,
+    2 * (7 + 6 + 5 + 4 + 3 + 2) + (7 + 6 + 5 + 4) = 76. The sentences repeat the table."""
+    said = _first_run(WALKTHROUGHS / "19_padded_batches.py").stdout
+    asked = 2 * (7 + 6 + 5 + 4 + 3 + 2) + (7 + 6 + 5 + 4)
+    assert f"{asked} targets. A head of each kind" in said
+    rows = re.findall(r"^   (learned|sinusoidal|rope|alibi) +(\S+) +(\d+) +(\d+) +(\d+)$",
+                      said.split("6. Trained heads")[1], flags=re.MULTILINE)
+    table = {kind: (float(moved), int(changed), int(mask), int(column))
+             for kind, moved, changed, mask, column in rows}
+    assert set(table) == {"learned", "sinusoidal", "rope", "alibi"}
+    assert table["learned"][0] > 0.1 and table["sinusoidal"][0] > 0.1, table
+    assert table["rope"][0] < 1e-14 and table["alibi"][0] == 0.0, table
+    assert table["rope"][1] == table["alibi"][1] == 0 and table["rope"][2] == table["rope"][3]
+    assert all(0 <= count <= asked for row in table.values() for count in row[1:])
+    same = sum(row[2] == row[3] for row in table.values())
+    said_flat = " ".join(said.split())
+    assert (f"changes on {table['learned'][1]} (learned) and {table['sinusoidal'][1]} "
+            f"(sinusoidal) of {asked} targets, on 0 for RoPE and ALiBi") in said_flat
+    assert f"the same either way for {same} of the 4 kinds" in said_flat
+
+
 def test_lesson_07_both_heads_learn_on_4_tokens() -> None:
     """The lesson says both heads learn previous-token at 4 tokens: at least 90%."""
     lines = _first_run(WALKTHROUGHS / "07_fixed_vs_learned.py").stdout.splitlines()

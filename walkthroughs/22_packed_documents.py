@@ -10,8 +10,9 @@ start again at position 0 (position_ids restarting), and no token may see the
 documents before it (a document mask). Positions that restart are not enough:
 without the mask, attention still reads across the boundary, for every kind of
 position, even none. A document mask alone is not enough either, for the kinds
-that add a row per position. With both, each document's outputs are those it has alone, and the packed
-sequence's loss and gradients those of the documents one by one, exactly.
+that add a row per position. With both, each document's outputs are those it
+has alone, and the packed sequence's loss and gradients those of the documents
+one by one, exactly.
 
 Lecture 001, then past it: how training code packs documents today.
 Run: python walkthroughs/22_packed_documents.py [--step]
