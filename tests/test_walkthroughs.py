@@ -398,7 +398,7 @@ KEY_NUMBERS: dict[str, list[str]] = {
         *(f"   {h:4}  {2 ** (-2 * (h + 1)):<10g} {-2 ** (-2 * (h + 1)):8.4f}"
           f" {-4 * 2 ** (-2 * (h + 1)):8.4f} {-7 * 2 ** (-2 * (h + 1)):8.4f}" for h in range(4)),
         "64 times less",  # 2**-2 / 2**-8
-        f"a guess among 8 is right on {1 / 8:.1%}",
+        f"A guess among 8 is right on {1 / 8:.1%}",
     ],
     "22_packed_documents.py": [
         # the words sorted (a bites cat dog man mat on sat the): the 8, cat 2, sat 7, on 6,
@@ -775,6 +775,37 @@ def test_lesson_19_trained_heads_by_column() -> None:
     assert (f"changes on {table['learned'][1]} (learned) and {table['sinusoidal'][1]} "
             f"(sinusoidal) of {asked} targets, on 0 for RoPE and ALiBi") in said_flat
     assert f"the same either way for {same} of the 4 kinds" in said_flat
+
+
+def test_lesson_21_one_alibi_head_against_four_over_three_seeds() -> None:
+    """Each configuration's three shares, and what the lesson concludes from them, worked
+    again here from the printed shares (to their printed 0.1%): the mean, the spread, the
+    seeds where four heads win, whether every run of four is above every run of one."""
+    said = _first_run(WALKTHROUGHS / "21_several_heads.py").stdout
+    runs = re.findall(r"seeds 0, 1, 2: ([\d.]+)%, ([\d.]+)%, ([\d.]+)%; mean ([\d.]+)%, "
+                      r"spread ([\d.]+)%", said)
+    assert len(runs) == 2  # one head, then four
+    (one, mean_one, spread_one), (four, mean_four, spread_four) = [
+        ([float(share) for share in run[:3]], float(run[3]), float(run[4])) for run in runs]
+    for shares, mean, spread in ((one, mean_one, spread_one), (four, mean_four, spread_four)):
+        assert abs(sum(shares) / 3 - mean) <= 0.1
+        assert abs(max(shares) - min(shares) - spread) <= 0.15
+        assert all(1 / 8 * 100 < share < 100 for share in shares)  # learned something
+    wins = sum(b > a for a, b in zip(one, four))
+    apart = min(four) > max(one)
+    assert f"Four heads beat one on {wins} of the 3 seeds" in said
+    said_flat = " ".join(said.split())
+    assert f"every run of four above every run of one: {apart}." in said_flat
+    gap = re.search(r"The means differ by (-?[\d.]+) points, (less|more) than the widest "
+                    r"spread between seeds \(([\d.]+) points\)", said_flat)
+    assert gap is not None
+    assert abs(float(gap.group(1)) - (mean_four - mean_one)) <= 0.15
+    assert float(gap.group(3)) == max(spread_one, spread_four)
+    assert (gap.group(2) == "less") == (abs(float(gap.group(1))) < float(gap.group(3)))
+    if not apart and gap.group(2) == "less":
+        assert "Three seeds do not tell one slope from four apart" in said_flat
+    ceiling = (math.floor(max(one + four) / 10) + 1) * 10  # the next ten above the best run
+    assert f"No run passes {ceiling}% after 40 steps" in said
 
 
 def test_lesson_07_both_heads_learn_on_4_tokens() -> None:
