@@ -157,7 +157,8 @@ def print_counts(title: str, counter: StepCounter, landmarks: Sequence[Landmark]
 
 
 CHAPTERS = ("tokenizer", "embedding", "positional", "attention", "rotary", "relative",
-            "context", "pipeline", "gradients", "training", "training_checks", "lab")
+            "context", "batches", "pipeline", "pipeline_batch", "gradients", "heads", "passes",
+            "generation", "training", "training_checks", "lab")
 GUARD_NAMES = re.compile(r"^_?check|^_?checked|^_not_a_list$|^_name_the_bad|^_no_weights$")
 
 
