@@ -13,7 +13,7 @@ many come before each landmark - the line that holds an idea:
     the score line             q @ k.T / math.sqrt(d_k)
     the softmax's exp          exp(x_j - max)
 
-Then the same count for one training step of chapter 9,
+Then the same count for one training step of chapter 10,
 `model.loss_and_gradients(inputs, targets)` on 2 sequences of 4 tokens with a
 learned table (the model is built before the count starts):
 
@@ -131,7 +131,7 @@ def count_default_run() -> StepCounter:
 
 
 def count_training_step() -> StepCounter:
-    """One step of chapter 9's loss and gradients, under the counter."""
+    """One step of chapter 10's loss and gradients, under the counter."""
     if sys.path[:1] != [str(ROOT)]:
         sys.path.insert(0, str(ROOT))
     from minipe import TinyModel
@@ -226,7 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print_counts("pdb `step` stops in minipe's frames during one default run():", counter,
                  LANDMARKS)
     training = count_training_step()
-    print_counts("and during one training step, loss_and_gradients (chapter 9):", training,
+    print_counts("and during one training step, loss_and_gradients (chapter 10):", training,
                  TRAINING_LANDMARKS)
     if arguments.guards:
         print_guards()

@@ -4,7 +4,7 @@ Each lesson runs as a learner runs it, `python walkthroughs/NN_name.py`, in a
 fresh interpreter; the time includes starting Python, which is measured on its
 own (`python -c pass`) and printed beside, in the same run.
 
-A lesson that trains models (chapter 9's lab: lessons 07, 15, 16, 18) gets 5
+A lesson that trains models (chapter 10's lab: lessons 07, 15, 16 and 18-21) gets 5
 seconds: training is pure-Python backpropagation, a few hundred steps per
 model, and issue 11 asks for each experiment in under about 5 s. A lesson
 that only inspects a model (17) keeps the 2 s of every other lesson.
