@@ -129,10 +129,10 @@ if __name__ == "__main__":
         print(f"   {kind:<11}" + "".join(f"{gap:12.4g}" for gap in gaps))
     print(f"Every kind, every document: {largest} - not small, zero. A token meets the")
     print("same keys at the same positions as alone; the hidden keys add exp(-inf) = 0.")
-    print("Hugging Face's padding-free training passes no attention mask at all: its")
-    print("attention finds the documents where position_ids restart at 0 (or the collator")
-    print("hands it their lengths). An attention that reads only a causal mask lets them")
-    print("leak, as in stage 3.")
+    print("Hugging Face's documentation of padding-free training passes no attention mask")
+    print("at all: its attention finds the documents where position_ids restart at 0 (or")
+    print("the collator hands it their lengths). An attention that reads only a causal")
+    print("mask lets them leak, as in stage 3.")
 
 # %% Training on the packed sequence
 if __name__ == "__main__":
