@@ -93,9 +93,9 @@ def evict(model: TinyModel, cache: KVCache, *, sinks: int, window: int) -> KVCac
     """Keep the first `sinks` tokens and the last `window`, drop those between: a cache
     that never holds more than sinks + window tokens (StreamingLLM, Xiao et al., 2023).
 
-        evicted   = len(cache) - sinks - window           the tokens dropped
-        K         = [K[:sinks] | K[-window:]]              per head; likewise V
-        k_window  = R(-evicted * theta_i) k_window         RoPE only: turned again
+        evicted   = len(cache) - sinks - window        how many tokens are dropped
+        K_window  = R(-evicted theta_i) K[-window:]     RoPE only: turned back by evicted
+        K         = K[:sinks] + K_window                rows, per head; V likewise, unturned
 
     Positions count within the cache, as StreamingLLM counts them: the window's
     tokens move from position p to p - evicted, and the next token stands at
@@ -116,11 +116,11 @@ def evict(model: TinyModel, cache: KVCache, *, sinks: int, window: int) -> KVCac
         return cache  # it fits: nothing to drop
     keys, values = [], []
     for K, V in zip(cache.keys, cache.values):  # (len(cache), head_dim) per head
-        recent = Matrix(K.rows[len(cache) - window:])  # (window, head_dim)
-        if model.frequencies is not None:  # R(-evicted theta) = R(evicted theta)^T: back
-            recent = turned_back(recent, model.frequencies, 1.0, [evicted] * window)
-        keys.append(Matrix(K.rows[:sinks] + recent.rows))  # (sinks + window, head_dim)
-        values.append(Matrix(V.rows[:sinks] + V.rows[len(cache) - window:]))
+        K_window = Matrix(K.rows[-window:])  # (window, head_dim): the latest tokens
+        if model.frequencies is not None:  # R(-evicted theta_i) = R(evicted theta_i)^T
+            K_window = turned_back(K_window, model.frequencies, 1.0, [evicted] * window)
+        keys.append(Matrix(K.rows[:sinks] + K_window.rows))  # (sinks + window, head_dim)
+        values.append(Matrix(V.rows[:sinks] + V.rows[-window:]))
     return KVCache(tuple(keys), tuple(values))
 
 

@@ -13,7 +13,7 @@ import pytest
 
 import math
 
-from minipe import KVCache, Matrix, TinyModel, apply_rotary, evict
+from minipe import KVCache, Matrix, TinyModel, Vector, apply_rotary, evict
 from minipe.generation import EMPTY, next_logits
 
 KINDS = ("none", "learned", "sinusoidal", "rope", "alibi")
@@ -131,3 +131,25 @@ def test_evict_refuses_what_it_cannot_do_with_a_sentence() -> None:
         evict(model, KVCache((), ()), sinks=-1, window=2)
     with pytest.raises(ValueError, match="window must be >= 1, got 0"):
         evict(model, KVCache((), ()), sinks=1, window=0)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.25])
+def test_evict_with_partial_rotary_and_heads_equals_the_kept_tokens_fed_afresh(
+        scale: float) -> None:
+    """Two heads, half of each turned, q and k scaled (YaRN's attention_scale): the evicted
+    cache equals the cache of the kept tokens fed one by one from empty, at 0 .. 4 (the
+    unturned half and the scale as stored; only the turned half is turned back)."""
+    model = TinyModel(7, 8, 16, positions="rope", seed=3, num_heads=2, rotary_fraction=0.5)
+    model = model.with_frequencies(model.frequencies or Vector([1.0]), attention_scale=scale)
+    ids = [1, 2, 3, 4, 5, 6, 0, 2]
+    cache = afresh = EMPTY
+    for token_id in ids:
+        _, cache = next_logits(model, cache, token_id)
+    for token_id in ids[:2] + ids[-3:]:  # sinks 2, window 3: tokens 0, 1, 5, 6, 7
+        _, afresh = next_logits(model, afresh, token_id)
+    kept = evict(model, cache, sinks=2, window=3)
+    for h in range(2):
+        for got, expected in zip(kept.keys[h].rows, afresh.keys[h].rows):
+            assert all(math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-14)
+                       for a, b in zip(got, expected)), (h, got, expected)
+        assert kept.values[h].rows == afresh.values[h].rows
