@@ -142,14 +142,15 @@ if __name__ == "__main__":
     print("those the model was trained on. StreamingLLM keeps the first few tokens (the")
     print("attention sinks) and a window of the latest, and counts positions in the cache:")
     print("here at most 2 + 5 = 7 tokens, so a new token stands at position 7 at most.")
-    print("Prompt [1, 6, 3, 5] and 16 new tokens, three ways:")
+    print(f"Prompt {prompt} and 16 new tokens, three ways:")
     runs = {how: stream(model, prompt, 16, how) for how in ("grow", "dropped", "evict")}
     for how, said in (("grow", "no eviction"), ("dropped", "rows dropped"),
                       ("evict", "turned again")):
-        ids, worst = runs[how]
-        print(f"   {said:<13} {ids[4:]}")
-    grow_ok = [runs["grow"][0][t] == runs["grow"][0][t - 3] for t in range(4, 20)]
-    first_wrong = 4 + grow_ok.index(False) if False in grow_ok else None
+        written = runs[how][0]
+        print(f"   {said:<13} {written[len(prompt):]}")
+    grown = runs["grow"][0]
+    new_positions = range(len(prompt), len(grown))  # 4 .. 19
+    first_wrong = next((t for t in new_positions if grown[t] != grown[t - 3]), None)
     print(f"Without eviction the cycle 6, 3, 5 breaks at position {first_wrong}, past the "
           f"positions 0..7")
     print(f"the model was trained on; the cache is not to blame (|cached - full| "
@@ -164,7 +165,7 @@ if __name__ == "__main__":
     print(f"   rows dropped  largest |cached - full| {runs['dropped'][1]:.4g}")
     print(f"   turned again  largest |cached - full| {runs['evict'][1]:.2g}   (rounding: "
           f"two turns)")
-    repeats = all(runs["evict"][0][t] == runs["evict"][0][t - 3] for t in range(4, 20))
+    repeats = all(runs["evict"][0][t] == runs["evict"][0][t - 3] for t in new_positions)
     print(f"Turned again, the cycle holds to the end: {repeats}. Learned and sinusoidal keys")
     print("hold P[p] inside them for good, and nothing turns them: the StreamingLLM paper")
     print("ran RoPE and ALiBi models.")
