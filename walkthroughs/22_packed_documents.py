@@ -30,6 +30,16 @@ def largest_difference(a: Matrix, b: Matrix) -> float:
     return max(abs(x - y) for row_a, row_b in zip(a.rows, b.rows) for x, y in zip(row_a, row_b))
 
 
+def each_document(model: TinyModel, together: Matrix, documents: list[list[int]]) -> list[float]:
+    """Each document's rows of the packed logits against the document run alone."""
+    gaps, start = [], 0
+    for document in documents:
+        alone = model.logits(document)  # positions 0 .. len - 1, nothing before it
+        gaps.append(largest_difference(together[start:start + len(document)], alone))
+        start += len(document)
+    return gaps
+
+
 # %% Three documents, one sequence
 if __name__ == "__main__":
     lesson = Lesson(__doc__)
@@ -58,7 +68,7 @@ if __name__ == "__main__":
 
     mask = document_mask(packed.position_ids)  # (13, 13) booleans
     causal = [[j <= i for j in range(n)] for i in range(n)]  # GPT's mask over all 13
-    print("   1 = may attend, . = hidden; rows are queries, columns keys")
+    print("   a row per query (its position_id first), a column per key; 1 = may attend")
     for i, row in enumerate(mask):
         print(f"   {packed.position_ids[i]:2}  {' '.join('1' if seen else '.' for seen in row)}")
     hidden = sum(row.count(True) for row in causal) - sum(row.count(True) for row in mask)
@@ -73,21 +83,12 @@ if __name__ == "__main__":
     print("max |logits - logits alone| per document, an untrained two-head model (seed 0)")
     print(f"   {'':11}{'document 1':>12}{'document 2':>12}{'document 3':>12}")
 
-    def each_document(model: TinyModel, together: Matrix) -> list[float]:
-        """Each document's rows of the packed logits against the document run alone."""
-        gaps, start = [], 0
-        for document in documents:
-            alone = model.logits(document)  # positions 0 .. len - 1, nothing before it
-            gaps.append(largest_difference(together[start:start + len(document)], alone))
-            start += len(document)
-        return gaps
-
     models = {kind: TinyModel(tokenizer.vocab_size, D, T, positions=kind, num_heads=2)
               for kind in KINDS}
     leaks = {}
     for kind, model in models.items():
         together = model.logits(packed.ids, position_ids=packed.position_ids)  # causal only
-        leaks[kind] = each_document(model, together)
+        leaks[kind] = each_document(model, together, documents)
         print(f"   {kind:<11}" + "".join(f"{gap:12.4g}" for gap in leaks[kind]))
     first_clean = all(gaps[0] == 0.0 for gaps in leaks.values())
     smallest = min(min(gaps[1:]) for gaps in leaks.values())
@@ -106,7 +107,7 @@ if __name__ == "__main__":
     by_column = {}
     for kind, model in models.items():
         together = model.logits(packed.ids, attention_mask=mask)  # positions 0 .. 12
-        by_column[kind] = each_document(model, together)
+        by_column[kind] = each_document(model, together, documents)
         print(f"   {kind:<11}" + "".join(f"{gap:12.4g}" for gap in by_column[kind]))
     print("The mask hides the other documents, but learned and sinusoidal add the rows")
     print("of positions 6 .. 12 to documents 2 and 3, not those of 0 .. 4: their inputs")
@@ -124,7 +125,7 @@ if __name__ == "__main__":
     for kind, model in models.items():
         together = model.logits(packed.ids, attention_mask=mask,
                                 position_ids=packed.position_ids)
-        gaps = each_document(model, together)
+        gaps = each_document(model, together, documents)
         largest = max(largest, *gaps)
         print(f"   {kind:<11}" + "".join(f"{gap:12.4g}" for gap in gaps))
     print(f"Every kind, every document: {largest} - not small, zero. A token meets the")
