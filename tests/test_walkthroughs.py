@@ -775,6 +775,7 @@ def test_lesson_19_trained_heads_by_column() -> None:
     assert (f"changes on {table['learned'][1]} (learned) and {table['sinusoidal'][1]} "
             f"(sinusoidal) of {asked} targets, on 0 for RoPE and ALiBi") in said_flat
     assert f"the same either way for {same} of the 4 kinds" in said_flat
+    assert "its logits alone (largest difference 0.0)" in said_flat  # from the mask: exact
 
 
 def test_lesson_21_one_alibi_head_against_four_over_three_seeds() -> None:
