@@ -67,7 +67,8 @@ LANDMARKS = (
     Landmark("the first math.sin", "positional.py", r"\bsin\(angle\)"),
     Landmark("the embedding lookup", "arrays.py", r"(rows|table)\[token_id\]"),  # Matrix.take
     Landmark("token + position", "pipeline.py", r"token_embeddings \+ position_encodings"),
-    Landmark("the score line", "attention.py", r"scores\w* = .*q\w* @ k\w*\.T|q_i, k_j\)\) / sqrt_d_k"),
+    Landmark("the score line", "attention.py",
+             r"scores\w* = .*q\w* @ k\w*\.T|q_i, k_j\)\) / sqrt_d_k"),
     Landmark("the softmax's exp", "attention.py", r"math\.exp\("),
 )
 
@@ -175,7 +176,9 @@ def _called_name(node: ast.AST) -> str:
 
 
 def _lines(node: ast.AST) -> set[int]:
-    return set(range(node.lineno, (node.end_lineno or node.lineno) + 1))  # type: ignore[attr-defined]
+    first: int = node.lineno  # type: ignore[attr-defined]
+    last: int = node.end_lineno or first  # type: ignore[attr-defined]
+    return set(range(first, last + 1))
 
 
 def guard_and_teaching_lines(path: Path) -> tuple[int, int]:
