@@ -14,8 +14,9 @@
    `sum(map(operator.mul, ...))`, no objects, no checks). Both must give the same
    loss and gradients (rel 1e-9, abs 1e-12), else exit status 2. Target: ratio <= 1.5.
 
-    python benchmarks/bench_generate.py            # 5 repeats, n up to 256
-    python benchmarks/bench_generate.py --quick    # 1 repeat, n up to 64
+    python benchmarks/bench_generate.py            # 5 repeats of 20 steps, n up to 256
+    python benchmarks/bench_generate.py --quick    # 1 repeat of 3 steps, n up to 64: a
+                                                   # smoke test (about 1 s), noisy times
     python benchmarks/bench_generate.py --strict   # exit 1 if a target is missed
 
 Standard library only.
@@ -160,7 +161,7 @@ def _seconds(job: Callable[[], object], repeats: int) -> float:
     return min(times)
 
 
-def bench_generation(repeats: int, lengths: Sequence[int]) -> tuple[bool, float]:
+def bench_generation(repeats: int, lengths: Sequence[int], steps: int) -> tuple[bool, float]:
     """The per-token times with and without the cache; (cached logits == full, flatness)."""
     from minipe import TinyModel
     from minipe.generation import EMPTY, next_logits
@@ -175,11 +176,10 @@ def bench_generation(repeats: int, lengths: Sequence[int]) -> tuple[bool, float]
         logits, cache = next_logits(model, cache, token_id)
     same = logits == list(model.logits(ids).rows[-1])
     print(f"cached generation: TinyModel(32, 16, positions='rope', num_heads=2); "
-          f"ms per new token, best of {repeats}")
+          f"ms per new token, best of {repeats} x {steps} tokens")
     print(f"{'n in cache':>10} {'cached ms':>10} {'no cache ms':>12}")
     cached_times, full_times = [], []
     for n in lengths:
-        steps = 20
         cached = _seconds(lambda: [next_logits(model, caches[n], ids[n])
                                    for _ in range(steps)], repeats) / steps
         full = _seconds(lambda: model.logits(ids[:n + 1]), repeats)
@@ -198,22 +198,24 @@ def bench_generation(repeats: int, lengths: Sequence[int]) -> tuple[bool, float]
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
-    parser.add_argument("--quick", action="store_true", help="1 repeat, n up to 64")
+    parser.add_argument("--quick", action="store_true",
+                        help="1 repeat of 3 steps, n up to 64: a smoke test")
     parser.add_argument("--strict", action="store_true", help="exit 1 if a target is missed")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from minipe import TinyModel, task_batch
 
     repeats = 1 if args.quick else 5
+    steps = 3 if args.quick else 20  # timed per repeat: tokens, or training steps
     lengths = (8, 16, 32, 64) if args.quick else (8, 16, 32, 64, 128, 256)
     print(f"Python {platform.python_version()} on {platform.machine()}")
-    same, flat = bench_generation(repeats, lengths)
+    same, flat = bench_generation(repeats, lengths, steps)
     if not same:
         print("bench_generate: the cached logits differ from the full pass", file=sys.stderr)
         return 2
     missed = [] if flat <= TARGET_FLAT else ["cached generation"]
     inputs, targets = task_batch("previous-token", 5, 8, 8, seed=0)
-    print(f"\ntraining step, num_heads=2 (batch 8, T 8, d 8); best of {repeats} x 20 steps")
+    print(f"\ntraining step, num_heads=2 (batch 8, T 8, d 8); best of {repeats} x {steps} steps")
     print(f"{'positions':12} {'minipe ms':>10} {'plain ms':>9} {'ratio':>6}")
     for kind in HEAD_KINDS:
         model = TinyModel(5, 8, 8, positions=kind, num_heads=2)
@@ -224,14 +226,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         agree = math.isclose(loss, plain_loss, rel_tol=1e-9, abs_tol=1e-12) and all(
             math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
             for name, G in gradients.items()
-            for row, plain_row in zip(G.rows, plain_gradients[name]) for a, b in zip(row, plain_row))
+            for row, plain_row in zip(G.rows, plain_gradients[name])
+            for a, b in zip(row, plain_row))
         if not agree:
             print(f"bench_generate: {kind}: minipe and the plain loop disagree", file=sys.stderr)
             return 2
         ours = _seconds(lambda: [model.loss_and_gradients(inputs, targets)
-                                 for _ in range(20)], repeats) / 20
+                                 for _ in range(steps)], repeats) / steps
         theirs = _seconds(lambda: [baseline(plain, kind, 2, slopes, inputs, targets)
-                                   for _ in range(20)], repeats) / 20
+                                   for _ in range(steps)], repeats) / steps
         ratio = ours / theirs
         if ratio > TARGET_RATIO:
             missed.append(kind)

@@ -13,7 +13,7 @@ many come before each landmark - the line that holds an idea:
     the score line             q @ k.T / math.sqrt(d_k)
     the softmax's exp          exp(x_j - max)
 
-Then the same count for one training step of chapter 9,
+Then the same count for one training step of chapter 10,
 `model.loss_and_gradients(inputs, targets)` on 2 sequences of 4 tokens with a
 learned table (the model is built before the count starts):
 
@@ -67,7 +67,8 @@ LANDMARKS = (
     Landmark("the first math.sin", "positional.py", r"\bsin\(angle\)"),
     Landmark("the embedding lookup", "arrays.py", r"(rows|table)\[token_id\]"),  # Matrix.take
     Landmark("token + position", "pipeline.py", r"token_embeddings \+ position_encodings"),
-    Landmark("the score line", "attention.py", r"scores\w* = .*q\w* @ k\w*\.T|q_i, k_j\)\) / sqrt_d_k"),
+    Landmark("the score line", "attention.py",
+             r"scores\w* = .*q\w* @ k\w*\.T|q_i, k_j\)\) / sqrt_d_k"),
     Landmark("the softmax's exp", "attention.py", r"math\.exp\("),
 )
 
@@ -131,7 +132,7 @@ def count_default_run() -> StepCounter:
 
 
 def count_training_step() -> StepCounter:
-    """One step of chapter 9's loss and gradients, under the counter."""
+    """One step of chapter 10's loss and gradients, under the counter."""
     if sys.path[:1] != [str(ROOT)]:
         sys.path.insert(0, str(ROOT))
     from minipe import TinyModel
@@ -157,7 +158,8 @@ def print_counts(title: str, counter: StepCounter, landmarks: Sequence[Landmark]
 
 
 CHAPTERS = ("tokenizer", "embedding", "positional", "attention", "rotary", "relative",
-            "context", "pipeline", "gradients", "training", "training_checks", "lab")
+            "context", "wavelengths", "batches", "pipeline", "pipeline_batch", "gradients",
+            "training_checks", "heads", "passes", "generation", "training", "lab")
 GUARD_NAMES = re.compile(r"^_?check|^_?checked|^_not_a_list$|^_name_the_bad|^_no_weights$")
 
 
@@ -174,7 +176,9 @@ def _called_name(node: ast.AST) -> str:
 
 
 def _lines(node: ast.AST) -> set[int]:
-    return set(range(node.lineno, (node.end_lineno or node.lineno) + 1))  # type: ignore[attr-defined]
+    first: int = node.lineno  # type: ignore[attr-defined]
+    last: int = node.end_lineno or first  # type: ignore[attr-defined]
+    return set(range(first, last + 1))
 
 
 def guard_and_teaching_lines(path: Path) -> tuple[int, int]:
@@ -225,7 +229,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print_counts("pdb `step` stops in minipe's frames during one default run():", counter,
                  LANDMARKS)
     training = count_training_step()
-    print_counts("and during one training step, loss_and_gradients (chapter 9):", training,
+    print_counts("and during one training step, loss_and_gradients (chapter 10):", training,
                  TRAINING_LANDMARKS)
     if arguments.guards:
         print_guards()

@@ -4,7 +4,7 @@ Each lesson runs as a learner runs it, `python walkthroughs/NN_name.py`, in a
 fresh interpreter; the time includes starting Python, which is measured on its
 own (`python -c pass`) and printed beside, in the same run.
 
-A lesson that trains models (chapter 9's lab: lessons 07, 15, 16, 18) gets 5
+A lesson that trains models (chapter 10's lab: lessons 07, 15, 16 and 18-21) gets 5
 seconds: training is pure-Python backpropagation, a few hundred steps per
 model, and issue 11 asks for each experiment in under about 5 s. A lesson
 that only inspects a model (17) keeps the 2 s of every other lesson.
@@ -28,7 +28,7 @@ BUDGET_SECONDS = 2.0
 TRAINING_BUDGET_SECONDS = 5.0  # the lessons that train models in the lab (see above)
 TRAINING_LESSONS = ("07_fixed_vs_learned.py", "15_does_attention_need_positions.py",
                     "16_what_the_learned_table_learned.py", "18_train_short_test_long.py",
-                    "20_generation_with_a_cache.py", "21_several_heads.py")
+                    "19_padded_batches.py", "20_generation_with_a_cache.py", "21_several_heads.py")
 
 
 def budget_of(lesson: Path) -> float:

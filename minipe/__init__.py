@@ -45,7 +45,7 @@ from minipe.broadcast import ShapeError, broadcast_shapes
 from minipe.context import rope_frequencies
 from minipe.display import format_matrix
 from minipe.embedding import Embedding
-from minipe.generation import KVCache, next_logits
+from minipe.generation import KVCache, evict, next_logits
 from minipe.lab import TASKS, TrainingResult, accuracy, task_batch, train
 from minipe.pipeline import Trace, run
 from minipe.pipeline_batch import BatchTrace, run_batch
@@ -103,6 +103,7 @@ __all__ = [
     "clipped_relative_positions",
     "decay_bound",
     "document_mask",
+    "evict",
     "format_matrix",
     "next_logits",
     "frequency_table",

@@ -18,6 +18,10 @@ again for every token: n rows of n scores each, O(n^2 d).
 
 Where real code goes wrong: giving the new token position 0, not len(cache);
 storing RoPE's keys unturned, or turning them again at another position.
+
+A cache that must not grow without end drops its oldest tokens but the first
+few (`evict`: StreamingLLM's attention sinks and window). The kept tokens then
+stand at new positions, and RoPE's keys, stored turned, must be turned again.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ from typing import TYPE_CHECKING, Sequence
 
 from minipe.arrays import Matrix
 from minipe.attention import scaled_dot_product_attention
-from minipe.heads import alibi_at, columns, position_rows, side_by_side, turned
+from minipe.checks import checked_size
+from minipe.heads import alibi_at, columns, position_rows, side_by_side, turned, turned_back
 
 if TYPE_CHECKING:  # for the annotations only: TinyModel's generate calls this module
     from minipe.training import TinyModel
@@ -82,6 +87,41 @@ def next_logits(model: TinyModel, cache: KVCache, token_id: int) -> tuple[list[f
         outputs.append(attention.output)
     logits = side_by_side(outputs) @ weights["W_out"]  # (1, vocab_size)
     return list(logits.rows[0]), KVCache(tuple(keys), tuple(values))
+
+
+def evict(model: TinyModel, cache: KVCache, *, sinks: int, window: int) -> KVCache:
+    """Keep the first `sinks` tokens and the last `window`, drop those between: a cache
+    that never holds more than sinks + window tokens (StreamingLLM, Xiao et al., 2023).
+
+        evicted   = len(cache) - sinks - window        how many tokens are dropped
+        K_window  = R(-evicted theta_i) K[-window:]     RoPE only: turned back by evicted
+        K         = K[:sinks] + K_window                rows, per head; V likewise, unturned
+
+    Positions count within the cache, as StreamingLLM counts them: the window's
+    tokens move from position p to p - evicted, and the next token stands at
+    sinks + window, inside the positions the model was trained on however long
+    it writes. A RoPE key was stored turned by p * theta_i; turned back by
+    evicted * theta_i it stands at p - evicted, where the query now looks for it.
+    Kept as it was, it would sit `evicted` positions too far (lesson 20). ALiBi's
+    keys hold no position (its bias reads the positions in the cache), and
+    learned or sinusoidal keys keep P[p] inside them for good: nothing turns those.
+    """
+    if not isinstance(cache, KVCache):
+        raise TypeError(f"cache must be a KVCache (next_logits returns one), "
+                        f"got {type(cache).__name__}")
+    checked_size(sinks, "sinks", minimum=0)
+    checked_size(window, "window")
+    evicted = len(cache) - sinks - window
+    if evicted <= 0:
+        return cache  # it fits: nothing to drop
+    keys, values = [], []
+    for K, V in zip(cache.keys, cache.values):  # (len(cache), head_dim) per head
+        K_window = Matrix(K.rows[-window:])  # (window, head_dim): the latest tokens
+        if model.frequencies is not None:  # R(-evicted theta_i) = R(evicted theta_i)^T
+            K_window = turned_back(K_window, model.frequencies, 1.0, [evicted] * window)
+        keys.append(Matrix(K.rows[:sinks] + K_window.rows))  # (sinks + window, head_dim)
+        values.append(Matrix(V.rows[:sinks] + V.rows[-window:]))
+    return KVCache(tuple(keys), tuple(values))
 
 
 def generate_greedy(model: TinyModel, ids: list[int], max_new_tokens: int, *,

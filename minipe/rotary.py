@@ -218,7 +218,7 @@ at a time, one angle theta_i per pair, so an odd one would have no partner
 
 def check_frequencies(frequencies: object, pairs: int, width: str = "d/2") -> None:
     """theta_i given by hand: a Vector of one finite angle > 0 per pair (`pairs` of them,
-    `width` saying where that number comes from, e.g. "d_model/2"). Chapters 5 and 9."""
+    `width` saying where that number comes from, e.g. "d_model/2"). Chapters 5 and 10."""
     if not isinstance(frequencies, Vector) or len(frequencies) != pairs \
             or not all(0 < theta < math.inf for theta in frequencies):
         raise ValueError(f"frequencies must be a Vector of {width} = {pairs} finite angles "

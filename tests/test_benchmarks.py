@@ -7,6 +7,7 @@ in its quick mode, once per session (conftest.py's BENCHMARKS, often in the back
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -57,8 +58,19 @@ def test_bench_steps_reaches_every_landmark() -> None:
     done = run(BENCHMARKS["bench_steps"])  # bench_steps.py --strict --guards
     assert done.returncode == 0, done.stdout + done.stderr
     assert "not reached" not in done.stdout
-    for chapter in ["tokenizer.py", "attention.py", "pipeline.py"]:
+    for chapter in ["tokenizer.py", "attention.py", "batches.py", "pipeline.py", "heads.py",
+                    "generation.py"]:
         assert chapter in done.stdout
+
+
+def test_bench_generate_quick_runs_and_agrees() -> None:
+    # exit 2 if the cached step's logits differ from the full pass's last row, or if the
+    # multi-head training step's loss and gradients differ from the plain loop's
+    done = run(benchmark("bench_generate.py", "--quick"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "cached step's logits equal the full pass's last row: True" in done.stdout
+    rows = re.findall(r"^(\w+) +[\d.]+ +[\d.]+ +[\d.]+$", done.stdout, flags=re.MULTILINE)
+    assert rows == ["none", "learned", "rope", "alibi"], rows  # a training-step row per kind
 
 
 def test_bench_printing_quick_runs() -> None:

@@ -3,14 +3,17 @@
 Expected values: the full forward pass (model.logits of the whole sequence, itself
 checked against a naive forward in tests/test_heads.py) for the cached step's logits;
 greedy decoding written here (the top score, appended, again) for the tokens; chapter 5's
-apply_rotary at the token's own position for the keys the cache stores.
+apply_rotary at the token's own position for the keys the cache stores; for eviction, each
+kept key worked here pair by pair with math.cos and math.sin at its position in the cache.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from minipe import Matrix, TinyModel, apply_rotary
+import math
+
+from minipe import KVCache, Matrix, TinyModel, Vector, apply_rotary, evict
 from minipe.generation import EMPTY, next_logits
 
 KINDS = ("none", "learned", "sinusoidal", "rope", "alibi")
@@ -72,3 +75,81 @@ def test_generation_refuses_what_it_cannot_do_with_a_sentence() -> None:
         learned.generate([[1, 2]], 2)  # type: ignore[list-item]
     with pytest.raises(IndexError, match=r"ids\[1\] = 9 is out of range"):
         learned.generate([1, 9], 2)
+
+
+def _turned_by_hand(row: list[float], pos: int, thetas: list[float]) -> list[float]:
+    """Pair i of the row turned by pos * theta_i: (a cos - b sin, a sin + b cos)."""
+    turned = []
+    for i, theta in enumerate(thetas):
+        a, b = row[2 * i], row[2 * i + 1]
+        angle = pos * theta
+        turned += [a * math.cos(angle) - b * math.sin(angle),
+                   a * math.sin(angle) + b * math.cos(angle)]
+    return turned
+
+
+def test_evict_keeps_the_sinks_and_the_window_with_keys_at_their_cache_positions() -> None:
+    """Six tokens, sinks 1, window 3: tokens 0, 3, 4, 5 are kept, at cache positions 0 .. 3.
+    Token 3 was stored turned by 3 theta_i; evicted 2, it must be turned as if at 1."""
+    model = TinyModel(7, 4, 16, positions="rope", seed=2)  # one head; theta = 1, 1/100
+    ids = [1, 2, 3, 4, 5, 6]
+    cache = EMPTY
+    for token_id in ids:
+        _, cache = next_logits(model, cache, token_id)
+    kept = evict(model, cache, sinks=1, window=3)
+    assert len(kept) == 4
+    E, W_k, W_v = (model.parameters()[name] for name in ("token_embedding", "W_k", "W_v"))
+    for pos, token_id in enumerate([1, 4, 5, 6]):  # the kept tokens, at 0 .. 3 in the cache
+        x = E.rows[token_id]
+        k = [sum(x[r] * W_k.rows[r][c] for r in range(4)) for c in range(4)]  # x W_k
+        v = [sum(x[r] * W_v.rows[r][c] for r in range(4)) for c in range(4)]  # x W_v
+        expected = _turned_by_hand(k, pos, [1.0, 0.01])
+        assert all(math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-14)
+                   for a, b in zip(kept.keys[0].rows[pos], expected)), (pos, expected)
+        assert all(math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-14)
+                   for a, b in zip(kept.values[0].rows[pos], v))  # values: never turned
+    assert evict(model, kept, sinks=1, window=3) is kept  # 4 fit in 1 + 3: nothing to drop
+
+
+def test_evict_without_rope_only_drops_rows() -> None:
+    """ALiBi's keys hold no position: the kept rows are the stored rows, as they were."""
+    model = TinyModel(7, 4, 16, positions="alibi", seed=2, num_heads=2)
+    cache = EMPTY
+    for token_id in [1, 2, 3, 4, 5]:
+        _, cache = next_logits(model, cache, token_id)
+    kept = evict(model, cache, sinks=0, window=2)
+    for h in range(2):
+        assert kept.keys[h].rows == cache.keys[h].rows[3:]  # tokens 3 and 4
+        assert kept.values[h].rows == cache.values[h].rows[3:]
+
+
+def test_evict_refuses_what_it_cannot_do_with_a_sentence() -> None:
+    model = TinyModel(7, 4, 16, positions="rope")
+    with pytest.raises(TypeError, match="cache must be a KVCache"):
+        evict(model, [], sinks=1, window=2)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="sinks must be >= 0, got -1"):
+        evict(model, KVCache((), ()), sinks=-1, window=2)
+    with pytest.raises(ValueError, match="window must be >= 1, got 0"):
+        evict(model, KVCache((), ()), sinks=1, window=0)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.25])
+def test_evict_with_partial_rotary_and_heads_equals_the_kept_tokens_fed_afresh(
+        scale: float) -> None:
+    """Two heads, half of each turned, q and k scaled (YaRN's attention_scale): the evicted
+    cache equals the cache of the kept tokens fed one by one from empty, at 0 .. 4 (the
+    unturned half and the scale as stored; only the turned half is turned back)."""
+    model = TinyModel(7, 8, 16, positions="rope", seed=3, num_heads=2, rotary_fraction=0.5)
+    model = model.with_frequencies(model.frequencies or Vector([1.0]), attention_scale=scale)
+    ids = [1, 2, 3, 4, 5, 6, 0, 2]
+    cache = afresh = EMPTY
+    for token_id in ids:
+        _, cache = next_logits(model, cache, token_id)
+    for token_id in ids[:2] + ids[-3:]:  # sinks 2, window 3: tokens 0, 1, 5, 6, 7
+        _, afresh = next_logits(model, afresh, token_id)
+    kept = evict(model, cache, sinks=2, window=3)
+    for h in range(2):
+        for got, expected in zip(kept.keys[h].rows, afresh.keys[h].rows):
+            assert all(math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-14)
+                       for a, b in zip(got, expected)), (h, got, expected)
+        assert kept.values[h].rows == afresh.values[h].rows

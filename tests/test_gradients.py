@@ -1,4 +1,4 @@
-"""Chapter 9's backward rules, each alone, against central finite differences.
+"""Chapter 10's backward rules, each alone, against central finite differences.
 
 Every rule turns dloss/dout into dloss/dinput. To test one alone, take the loss
 L = sum_ij out_ij R_ij for a fixed random table R: then dL/dout = R, and the rule's

@@ -47,7 +47,7 @@ ALLOWED_IMPORTS = {
                         "gradients"},  # 9's door
     "heads": {"arrays", "attention", "gradients", "positional", "relative", "rotary"},
     "passes": {"arrays", "gradients", "heads", "training_checks"},  # forward and backward
-    "generation": {"arrays", "attention", "heads", "training"},  # training: for types only
+    "generation": {"arrays", "attention", "checks", "heads", "training"},  # training: types only
     "training": {"arrays", "batch", "checks", "attention", "embedding", "positional", "rotary",
                  "relative", "context", "pipeline", "gradients", "training_checks", "heads",
                  "passes", "generation"},

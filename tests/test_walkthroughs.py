@@ -387,6 +387,10 @@ KEY_NUMBERS: dict[str, list[str]] = {
         "largest |cached - full| over the 7 steps: 0.0",  # exactly the full pass's row
         *(f"   {n:3} {n + 1:20} {(n + 1) ** 2:30}" for n in (8, 64, 512)),  # n + 1, (n + 1)^2
         "largest difference 0\n",  # -m i is a constant of the row: softmax ignores it
+        "at most 2 + 5 = 7 tokens, so a new token stands at position 7 at most",  # 0 .. 7
+        # turned again, copy-back repeats the last three tokens to the end: 6, 3, 5, ...
+        "turned again  " + str([6, 3, 5] * 5 + [6]),
+        "Turned again, the cycle holds to the end: True.",
     ],
     "21_several_heads.py": [
         "frequencies [1.0, 0.01]",  # 10000**(-2i/4), i = 0, 1: the 4 turned dims of 8
@@ -394,7 +398,21 @@ KEY_NUMBERS: dict[str, list[str]] = {
         *(f"   {h:4}  {2 ** (-2 * (h + 1)):<10g} {-2 ** (-2 * (h + 1)):8.4f}"
           f" {-4 * 2 ** (-2 * (h + 1)):8.4f} {-7 * 2 ** (-2 * (h + 1)):8.4f}" for h in range(4)),
         "64 times less",  # 2**-2 / 2**-8
-        f"a guess among 8 is right on {1 / 8:.1%}",
+        f"A guess among 8 is right on {1 / 8:.1%}",
+    ],
+    "22_packed_documents.py": [
+        # the words sorted (a bites cat dog man mat on sat the): the 8, cat 2, sat 7, on 6,
+        # mat 5, a 0, dog 3, bites 1, man 4; the three texts end to end
+        "ids          [8, 2, 7, 6, 8, 5, 0, 3, 1, 0, 4, 8, 2]",
+        "position_ids [0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 0, 1]",  # restarting at 0, 0, 0
+        "labels       [-100, 2, 7, 6, 8, 5, -100, 3, 1, 0, 4, -100, 2]",  # -100 at each start
+        # 3 x 6 = 18 padded entries for 6 + 5 + 2 = 13 tokens
+        "padded to the longest, the batch would hold 18,\n5 of them padding",
+        # causal: 13 * 14 / 2 = 91 pairs; the documents' triangles 21 + 15 + 3 = 39
+        f"lets\n{13 * 14 // 2 - (21 + 15 + 3)} more pairs through",
+        "Every kind, every document: 0.0 - not small, zero.",
+        "targets      [2, 7, 6, 8, 5, -100, 3, 1, 0, 4, -100, 2, -100]",  # labels moved left
+        "largest |gradient packed - one by one| over every table: 0.0",
     ],
 }
 
@@ -683,6 +701,112 @@ def test_lesson_19_by_column_moves_the_tables_but_not_rope() -> None:
     assert float(shifts["learned"]) > 0.1 and float(shifts["sinusoidal"]) > 0.1
     assert 0 <= float(shifts["rope"]) < 1e-14  # rounding: cos and sin of other angles
     assert float(shifts["alibi"]) == 0.0
+
+
+def _gaps(said: str, stage: str) -> dict[str, list[float]]:
+    """The kinds' rows '   learned   0   1.51   0.7806' of the lesson stage that `stage` opens."""
+    part = said.split(stage)[1].split("\n\n")[0]
+    rows = re.findall(r"^   (none|learned|sinusoidal|rope|alibi) +(\S+) +(\S+) +(\S+)$", part,
+                      flags=re.MULTILINE)
+    return {kind: [float(gap) for gap in gaps] for kind, *gaps in rows}
+
+
+def test_lesson_22_restarted_positions_leak_without_the_document_mask() -> None:
+    """Restarted positions with only a causal mask: documents 2 and 3 read the documents
+    before them, for every kind (a leak, not rounding: more than 0.1); document 1 has
+    nothing before it (exactly 0). The document mask alone: the kinds that add rows move
+    (more than 0.1), RoPE only by rounding, ALiBi and none not at all. Both: 0, exactly."""
+    said = _first_run(WALKTHROUGHS / "22_packed_documents.py").stdout
+    kinds = {"none", "learned", "sinusoidal", "rope", "alibi"}
+    leaks = _gaps(said, "3. Positions restarted, only the causal mask")
+    assert set(leaks) == kinds
+    for gaps in leaks.values():
+        assert gaps[0] == 0.0 and min(gaps[1:]) > 0.1, gaps
+    smallest = min(min(gaps[1:]) for gaps in leaks.values())
+    assert f"are off by at least {smallest:.3g}, for every kind" in said
+    masked = _gaps(said, "4. The document mask alone")
+    assert set(masked) == kinds
+    assert min(masked["learned"][1:] + masked["sinusoidal"][1:]) > 0.1, masked
+    assert max(masked["rope"]) < 1e-14 and max(masked["alibi"] + masked["none"]) == 0.0
+    both = _gaps(said, "5. Positions restarted and the document mask")
+    assert set(both) == kinds and max(max(gaps) for gaps in both.values()) == 0.0
+    packed, alone = re.findall(r"(?:packed|one by one): +loss (\S+)", said)
+    assert packed == alone and abs(float(packed) - math.log(11)) < 0.3  # ln(vocab): untrained
+    assert "The same loss (True)" in said
+
+
+def test_lesson_20_eviction_needs_the_keys_turned_again() -> None:
+    """Kept as stored, the keys stand at the wrong angles: the cached logits differ from the
+    full pass over the held tokens by more than 1 (not rounding); turned again they agree to
+    rounding. Without eviction the cache is exact, and the lesson names the first position
+    where the printed tokens leave the cycle of three."""
+    said = _first_run(WALKTHROUGHS / "20_generation_with_a_cache.py").stdout
+    gaps = dict(re.findall(r"   (rows dropped|turned again) +largest \|cached - full\| (\S+)",
+                           said))
+    assert float(gaps["rows dropped"]) > 1.0 and float(gaps["turned again"]) < 1e-12, gaps
+    grown = re.search(r"   no eviction +(\[.*\])", said)
+    assert grown is not None
+    tokens = [1, 6, 3, 5] + [int(token) for token in grown.group(1)[1:-1].split(", ")]
+    breaks = next(t for t in range(4, len(tokens)) if tokens[t] != tokens[t - 3])
+    assert breaks > 7  # inside the 8 trained positions the cycle holds
+    assert f"breaks at position {breaks}, past the positions 0..7" in said
+    assert "(|cached - full| 0.0)" in said
+
+
+def test_lesson_19_trained_heads_by_column() -> None:
+    """Trained heads, left padded: RoPE's logits move only by rounding and ALiBi's not at
+    all, so no prediction of theirs changes; learned and sinusoidal move by more than 0.1.
+    The targets: lengths 8, 7, 6, 5, 4, 3 twice, then 8, 7, 6, 5, each minus its first token,
+    2 * (7 + 6 + 5 + 4 + 3 + 2) + (7 + 6 + 5 + 4) = 76. The sentences repeat the table."""
+    said = _first_run(WALKTHROUGHS / "19_padded_batches.py").stdout
+    asked = 2 * (7 + 6 + 5 + 4 + 3 + 2) + (7 + 6 + 5 + 4)
+    assert f"{asked} targets. A head of each kind" in said
+    rows = re.findall(r"^   (learned|sinusoidal|rope|alibi) +(\S+) +(\d+) +(\d+) +(\d+)$",
+                      said.split("6. Trained heads")[1], flags=re.MULTILINE)
+    table = {kind: (float(moved), int(changed), int(mask), int(column))
+             for kind, moved, changed, mask, column in rows}
+    assert set(table) == {"learned", "sinusoidal", "rope", "alibi"}
+    assert table["learned"][0] > 0.1 and table["sinusoidal"][0] > 0.1, table
+    assert table["rope"][0] < 1e-14 and table["alibi"][0] == 0.0, table
+    assert table["rope"][1] == table["alibi"][1] == 0 and table["rope"][2] == table["rope"][3]
+    assert all(0 <= count <= asked for row in table.values() for count in row[1:])
+    same = sum(row[2] == row[3] for row in table.values())
+    said_flat = " ".join(said.split())
+    assert (f"changes on {table['learned'][1]} (learned) and {table['sinusoidal'][1]} "
+            f"(sinusoidal) of {asked} targets, on 0 for RoPE and ALiBi") in said_flat
+    assert f"the same either way for {same} of the 4 kinds" in said_flat
+    assert "its logits alone (largest difference 0.0)" in said_flat  # from the mask: exact
+
+
+def test_lesson_21_one_alibi_head_against_four_over_three_seeds() -> None:
+    """Each configuration's three shares, and what the lesson concludes from them, worked
+    again here from the printed shares (to their printed 0.1%): the mean, the spread, the
+    seeds where four heads win, whether every run of four is above every run of one."""
+    said = _first_run(WALKTHROUGHS / "21_several_heads.py").stdout
+    runs = re.findall(r"seeds 0, 1, 2: ([\d.]+)%, ([\d.]+)%, ([\d.]+)%; mean ([\d.]+)%, "
+                      r"spread ([\d.]+)%", said)
+    assert len(runs) == 2  # one head, then four
+    (one, mean_one, spread_one), (four, mean_four, spread_four) = [
+        ([float(share) for share in run[:3]], float(run[3]), float(run[4])) for run in runs]
+    for shares, mean, spread in ((one, mean_one, spread_one), (four, mean_four, spread_four)):
+        assert abs(sum(shares) / 3 - mean) <= 0.1
+        assert abs(max(shares) - min(shares) - spread) <= 0.15
+        assert all(1 / 8 * 100 < share < 100 for share in shares)  # learned something
+    wins = sum(b > a for a, b in zip(one, four))
+    apart = min(four) > max(one)
+    assert f"Four heads beat one on {wins} of the 3 seeds" in said
+    said_flat = " ".join(said.split())
+    assert f"every run of four above every run of one: {apart}." in said_flat
+    gap = re.search(r"The means differ by (-?[\d.]+) points, (less|more) than the widest "
+                    r"spread between seeds \(([\d.]+) points\)", said_flat)
+    assert gap is not None
+    assert abs(float(gap.group(1)) - (mean_four - mean_one)) <= 0.15
+    assert float(gap.group(3)) == max(spread_one, spread_four)
+    assert (gap.group(2) == "less") == (abs(float(gap.group(1))) < float(gap.group(3)))
+    if not apart and gap.group(2) == "less":
+        assert "Three seeds do not tell one slope from four apart" in said_flat
+    ceiling = (math.floor(max(one + four) / 10) + 1) * 10  # the next ten above the best run
+    assert f"No run passes {ceiling}% after 40 steps" in said
 
 
 def test_lesson_07_both_heads_learn_on_4_tokens() -> None:

@@ -13,7 +13,8 @@ be counted over its real tokens (position_ids = cumsum(mask) - 1). Counted by
 column, left padding moves the learned and sinusoidal rows and changes the
 real tokens' outputs, while RoPE and ALiBi, which see only differences of
 positions, stay the same to within rounding. With position_ids from the mask,
-every kind gives each text exactly its unpadded output.
+every kind gives each text exactly its unpadded output. Last, heads trained in
+the lab: does counting by column change what they predict, or only their scores?
 
 Lecture 001, then past it: how padded batches are fed to models today.
 Run: python walkthroughs/19_padded_batches.py [--step]
@@ -24,11 +25,16 @@ from lesson import Lesson
 from minipe import (
     Embedding,
     SingleHeadAttention,
+    TinyModel,
     Tokenizer,
     format_matrix,
     position_ids,
     run_batch,
+    task_batch,
+    train,
 )
+
+VOCAB, T = 8, 8  # the lab's heads: 8 token kinds, trained on 8 tokens
 
 # %% Three texts, one rectangle
 if __name__ == "__main__":
@@ -115,3 +121,67 @@ if __name__ == "__main__":
     print("add exp(-inf) = 0 to each sum, and the real tokens stand where they would")
     print("alone. Try it:")
     print('   python -m minipe "The cat sat on the mat" "the cat" --padding-side left')
+
+# %% Trained heads: the scores, and what they predict
+if __name__ == "__main__":
+    lesson.stage("Trained heads, left padded: does counting by column change a prediction?")
+
+    inputs, targets = task_batch("previous-token", VOCAB, T, 16, seed=7)
+    lengths = [T - b % 6 for b in range(16)]  # 8, 7, 6, 5, 4, 3, 8, 7, ...
+    padded_ids, pad_mask, wanted = [], [], []
+    for sequence, wanted_row, n in zip(inputs, targets, lengths):  # n tokens, padded left
+        padded_ids.append([0] * (T - n) + sequence[:n])  # ID 0: the mask says it is padding
+        pad_mask.append([0] * (T - n) + [1] * n)
+        wanted.append([-100] * (T - n) + wanted_row[:n])  # the target at t: the token at t - 1
+    asked = sum(target != -100 for row in wanted for target in row)
+    print(f"16 sequences of previous-token, cut to {min(lengths)}..{T} tokens and left "
+          f"padded to {T}:")
+    print(f"{asked} targets. A head of each kind trained 40 steps x 4 sequences (lr 0.1):")
+    print(f"   {'':11}{'logits moved':>13}{'predictions':>13}{'right, from':>13}"
+          f"{'right, by':>11}")
+    print(f"   {'':11}{'by column':>13}{'changed':>13}{'the mask':>13}{'column':>11}")
+    moved, changed, right_by = {}, {}, {}
+    unlike_alone = 0.0  # from the mask: the real rows against each sequence alone
+    for kind in ("learned", "sinusoidal", "rope", "alibi"):
+        steps = 40
+        model = train(TinyModel(VOCAB, 8, T, positions=kind), "previous-token", steps=steps,
+                      batch_size=4, learning_rate=0.1, on_step=lesson.progress(kind, steps)
+                      ).model
+        from_mask = model.logits(padded_ids, attention_mask=pad_mask,
+                                 position_ids=position_ids(pad_mask))
+        column_logits = model.logits(padded_ids, attention_mask=pad_mask)  # 0 .. 7 by column
+        moved[kind], changed[kind], right = 0.0, 0, {"mask": 0, "column": 0}
+        for b, n in enumerate(lengths):
+            alone = model.logits(inputs[b][:n])  # (n, vocab): no padding, positions 0 .. n-1
+            real_rows = from_mask[b][T - n:]  # the last n rows: the real tokens
+            unlike_alone = max(unlike_alone, max(abs(x - y) for row_a, row_b in
+                                                 zip(alone.rows, real_rows.rows)
+                                                 for x, y in zip(row_a, row_b)))
+        for b, row in enumerate(wanted):
+            for t, target in enumerate(row):
+                if not pad_mask[b][t]:
+                    continue  # padding: its outputs are thrown away
+                good, shifted = list(from_mask[b][t]), list(column_logits[b][t])
+                moved[kind] = max(moved[kind], max(abs(x - y) for x, y in zip(good, shifted)))
+                if target == -100:
+                    continue  # a first token: nothing before it to predict
+                picked, picked_shifted = good.index(max(good)), shifted.index(max(shifted))
+                changed[kind] += picked != picked_shifted
+                right["mask"] += picked == target
+                right["column"] += picked_shifted == target
+        right_by[kind] = right
+        print(f"   {kind:<11}{moved[kind]:13.3g}{changed[kind]:13}{right['mask']:13}"
+              f"{right['column']:11}")
+    same = sum(right_by[kind]["mask"] == right_by[kind]["column"] for kind in right_by)
+    print("Trained, the learned and sinusoidal heads' logits still move by column (up to")
+    print(f"{moved['learned']:.3g} and {moved['sinusoidal']:.3g}); RoPE's only by rounding "
+          f"({moved['rope']:.2g}), ALiBi's not at all ({moved['alibi']:g}).")
+    print(f"The top prediction changes on {changed['learned']} (learned) and "
+          f"{changed['sinusoidal']} (sinusoidal) of {asked} targets,")
+    print(f"on {changed['rope'] + changed['alibi']} for RoPE and ALiBi; the number right is "
+          f"the same either way")
+    print(f"for {same} of the 4 kinds. By column, each real token's previous token is still")
+    print("one position back, at positions the heads were trained on (0..7): this task can")
+    print("be answered either way. Counted from the mask, every kind gives each sequence")
+    print(f"its logits alone (largest difference {unlike_alone}); by column, only RoPE's and")
+    print("ALiBi's scores stay put.")

@@ -9,7 +9,10 @@ own position, stays right. In a causal model no token sees the ones after it,
 so the keys and values of the earlier tokens never change: kept in a cache,
 they let each new token compute only its own row, at position len(cache).
 The lesson checks that the cache gives the same tokens and the same numbers,
-counts what each way computes, and shows what a wrong position does.
+counts what each way computes, and shows what a wrong position does. Last, a
+cache that must stay small drops its oldest tokens but the first few, as
+StreamingLLM does (Xiao et al., 2023): the kept tokens move to new positions,
+and RoPE's keys, stored turned, are wrong until they are turned again.
 
 Lecture 004, with chapter 10 (minipe/generation.py, minipe/training.py, minipe/lab.py).
 Run: python walkthroughs/20_generation_with_a_cache.py [--step] [--svg]
@@ -17,7 +20,7 @@ Run: python walkthroughs/20_generation_with_a_cache.py [--step] [--svg]
 
 from lesson import Lesson
 
-from minipe import KVCache, TinyModel, accuracy, next_logits, softmax, train
+from minipe import KVCache, Matrix, TinyModel, accuracy, evict, next_logits, softmax, train
 
 VOCAB, D, T = 8, 8, 8  # 8 token kinds, d_model = 8, trained on 8 tokens
 KINDS = ("learned", "sinusoidal", "rope", "alibi")
@@ -25,6 +28,35 @@ KINDS = ("learned", "sinusoidal", "rope", "alibi")
 
 def largest_difference(a: list[float], b: list[float]) -> float:
     return max(abs(x - y) for x, y in zip(a, b))
+
+
+def dropped(cache: KVCache, sinks: int, window: int) -> KVCache:
+    """The first `sinks` rows and the last `window` of every head, the others dropped:
+    eviction as it first comes to mind, the keys kept as they were stored."""
+    n = len(cache)
+    keys = tuple(Matrix(K.rows[:sinks] + K.rows[n - window:]) for K in cache.keys)
+    values = tuple(Matrix(V.rows[:sinks] + V.rows[n - window:]) for V in cache.values)
+    return KVCache(keys, values)
+
+
+def stream(model: TinyModel, prompt: list[int], new_tokens: int, how: str,
+           sinks: int = 2, window: int = 5) -> tuple[list[int], float]:
+    """Greedy generation with a cache of at most sinks + window tokens (how = "dropped" or
+    "evict"; "grow": no limit). Also the largest |cached logits - the full pass over the
+    tokens the cache holds|, at their positions in the cache."""
+    ids, cache, held, worst = list(prompt), KVCache((), ()), [], 0.0
+    for t in range(len(prompt) + new_tokens - 1):
+        logits, cache = next_logits(model, cache, ids[t])  # at position len(cache)
+        held.append(ids[t])
+        full = list(model.logits(held).rows[-1])  # the held tokens alone, at 0 .. len - 1
+        worst = max(worst, largest_difference(logits, full))
+        if t >= len(prompt) - 1:
+            ids.append(logits.index(max(logits)))  # greedy: the top score
+        if how != "grow" and len(cache) > sinks + window:
+            cache = (evict(model, cache, sinks=sinks, window=window) if how == "evict"
+                     else dropped(cache, sinks, window))
+            held = held[:sinks] + held[len(held) - window:]
+    return ids, worst
 
 
 # %% A model from the lab
@@ -101,3 +133,39 @@ if __name__ == "__main__":
     keys_only = softmax([m * j for j in range(i + 1)])  # the query's position is not in it
     print(f"   softmax(-m (5 - j)) vs softmax(m j), j = 0..5, m = 1/2: largest difference "
           f"{largest_difference(list(causal_row), list(keys_only)):.2g}")
+
+# %% A cache that stays small
+if __name__ == "__main__":
+    lesson.stage("Evicting the oldest tokens: keep 2 sinks and the last 5 (StreamingLLM)")
+
+    print("A cache that grows with the text runs out of memory, and its positions pass")
+    print("those the model was trained on. StreamingLLM keeps the first few tokens (the")
+    print("attention sinks) and a window of the latest, and counts positions in the cache:")
+    print("here at most 2 + 5 = 7 tokens, so a new token stands at position 7 at most.")
+    print(f"Prompt {prompt} and 16 new tokens, three ways:")
+    runs = {how: stream(model, prompt, 16, how) for how in ("grow", "dropped", "evict")}
+    for how, said in (("grow", "no eviction"), ("dropped", "rows dropped"),
+                      ("evict", "turned again")):
+        written = runs[how][0]
+        print(f"   {said:<13} {written[len(prompt):]}")
+    grown = runs["grow"][0]
+    new_positions = range(len(prompt), len(grown))  # 4 .. 19
+    first_wrong = next((t for t in new_positions if grown[t] != grown[t - 3]), None)
+    print(f"Without eviction the cycle 6, 3, 5 breaks at position {first_wrong}, past the "
+          f"positions 0..7")
+    print(f"the model was trained on; the cache is not to blame (|cached - full| "
+          f"{runs['grow'][1]}).")
+    print("Dropping the rows keeps each key turned at the position it was stored at, p,")
+    print("while the cache now counts it at p - evicted: to the query the kept keys seem")
+    print("nearer than they are. Each new token comes in at position 7 and stays turned")
+    print("at 7 as it moves down the cache. evict() turns each kept key back by evicted *")
+    print("theta_i, so that it stands where the cache counts it (StreamingLLM's code stores")
+    print("the keys unturned and turns them at every step: the same angles).")
+    print("Against the full pass over the tokens the cache holds, at 0 .. len - 1:")
+    print(f"   rows dropped  largest |cached - full| {runs['dropped'][1]:.4g}")
+    print(f"   turned again  largest |cached - full| {runs['evict'][1]:.2g}   (rounding: "
+          f"two turns)")
+    repeats = all(runs["evict"][0][t] == runs["evict"][0][t - 3] for t in new_positions)
+    print(f"Turned again, the cycle holds to the end: {repeats}. Learned and sinusoidal keys")
+    print("hold P[p] inside them for good, and nothing turns them: the StreamingLLM paper")
+    print("ran RoPE and ALiBi models.")
