@@ -28,7 +28,8 @@ The next two chapters build on this one to do that:
     RotaryAttention    a head that rotates each query and key by its position
                        before the scores: RoPE (chapter 5, minipe/rotary.py)
 
-Left out: several heads, dropout, the output projection; training is chapter 10.
+Left out: dropout, the output projection; several heads and training are chapter 10
+(minipe/heads.py, minipe/training.py).
 """
 
 from __future__ import annotations
