@@ -63,7 +63,7 @@ from minipe.array_checks import (
 from minipe.broadcast import Nested, ShapeError, broadcast_elementwise, broadcast_shapes
 from minipe.checks import MAX_NUMBERS, check_ids, check_table_size, checked_size
 from minipe.display import format_matrix, format_number, short_list
-from minipe.vector import Number as Number, Vector as Vector, dot, operand
+from minipe.vector import Number as Number, Vector as Vector, dots, operand
 
 _VALUES = operator.attrgetter("values")  # a Vector's tuple of floats
 
@@ -164,12 +164,11 @@ class Matrix:
         if len(other) != self.shape[1]:
             raise ShapeError(matmul_message(self.shape, other.shape))
         if isinstance(other, Vector):
-            column = other.values
-            return Vector([dot(row, column) for row in self.rows])  # (n,): row i . column
+            return Vector(dots(other.values, self.rows))  # (n,): row i . the column
         if len(self) * len(other.rows[0]) > MAX_NUMBERS:  # (n, 1) @ (1, m) can be huge
             check_table_size(len(self) * len(other.rows[0]), f"{self.shape} @ {other.shape}")
         columns = list(zip(*other.rows))  # (m, k): column j of other
-        return Matrix([[dot(row, column) for column in columns]  # row i . column j
+        return Matrix([dots(row, columns)  # row i . column j, for every j
                        for row in self.rows])  # (n, m)
 
     def __rmatmul__(self, other: Vector) -> Vector:
