@@ -29,6 +29,7 @@ from typing import Sequence
 
 from minipe.arrays import Matrix
 from minipe.broadcast import ShapeError
+from minipe.vector import dot
 
 IGNORE = -100  # a target that counts for nothing: PyTorch's ignore_index
 
@@ -90,7 +91,7 @@ def softmax_backward(weights: Matrix, d_weights: Matrix) -> Matrix:
                          f"have one shape: dw is dloss/dw, number by number")
     rows = []
     for w, dw in zip(weights.rows, d_weights.rows):
-        through = sum(w_k * dw_k for w_k, dw_k in zip(w, dw))  # sum_k w_k dw_k
+        through = dot(w, dw)  # sum_k w_k dw_k
         rows.append([w_j * (dw_j - through) for w_j, dw_j in zip(w, dw)])
     return Matrix(rows)
 
