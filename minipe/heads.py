@@ -45,7 +45,7 @@ def columns(x: Matrix, start: int, stop: int) -> Matrix:
     """Columns start .. stop - 1 of x: one head's block (x itself when that is all of it)."""
     if start == 0 and stop == len(x.rows[0]):
         return x  # one head: its block is the whole of q
-    return Matrix([row[start:stop] for row in x.rows])  # (n, stop - start)
+    return x.T[start:stop].T  # (n, stop - start): rows start .. stop - 1 of x^T, turned back
 
 
 def side_by_side(blocks: Sequence[Matrix]) -> Matrix:
