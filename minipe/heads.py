@@ -16,10 +16,12 @@ partial rotary, theta_i = base**(-2i / rotary_dims)) and leave the rest.
 A mask (padding, documents) hides keys as chapter 4's `mask=` does: weight 0,
 and a query that may see no key outputs zeros.
 
-`attend` runs one sequence's heads forward, `attend_backward` takes them back
-(minipe/passes.py chains them); the smaller pieces serve generation with a
-cache too (minipe/generation.py). All trust their arguments: TinyModel's door
-has checked them.
+`attend` runs the heads of a batch forward, `attend_backward` takes them back
+(minipe/passes.py chains them): each head's q, k and v are cut from the rows of
+every sequence at once and RoPE turns them at once, then attention runs
+sequence by sequence. The smaller pieces serve generation with a cache too
+(minipe/generation.py). All trust their arguments: TinyModel's door has
+checked them.
 
 >>> columns(Matrix([[1, 2, 3, 4]]), 2, 4)
 Matrix([[3.0, 4.0]], shape=(1, 2))

@@ -27,8 +27,9 @@ per line. dX is dloss/dX, a table of the shape of X:
 The gradient dx reaches a sinusoidal table's rows too, and nothing holds it:
 it is a formula, not a parameter, so `parameters()` has no entry for it.
 The sequences of a batch are stacked row after row into one (N, d) table X,
-so that x W_q for all of them is one matmul; attention runs sequence by
-sequence and head by head (minipe/heads.py cuts and joins the heads).
+looked up at once (E.take), so that x W_q for all of them is one matmul and
+RoPE turns all their rows at once; attention runs sequence by sequence and
+head by head (minipe/heads.py cuts and joins the heads).
 Training (minipe/lab.py) repeats: loss and gradients, then Adam.
 """
 
