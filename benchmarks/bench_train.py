@@ -249,7 +249,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         same = math.isclose(loss, plain_loss, rel_tol=1e-9, abs_tol=1e-12) and all(
             math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
             for name, G in gradients.items()
-            for row, plain_row in zip(G.rows, plain_gradients[name]) for a, b in zip(row, plain_row))
+            for row, plain_row in zip(G.rows, plain_gradients[name])
+            for a, b in zip(row, plain_row))
         if not same:
             print(f"bench_train: {label}: minipe and the plain loop disagree", file=sys.stderr)
             return 2
