@@ -54,14 +54,14 @@ def side_by_side(blocks: Sequence[Matrix]) -> Matrix:
     """The blocks' columns, one block after another: [b_0 | b_1 | ...] (the heads joined)."""
     if len(blocks) == 1:
         return blocks[0]
-    return Matrix([sum(rows, ()) for rows in zip(*(block.rows for block in blocks))])
+    return Matrix.concatenate(blocks, axis=1)  # (n, d_0 + d_1 + ...)
 
 
 def stack(matrices: Sequence[Matrix]) -> Matrix:
     """The rows of every matrix, one after another: (n_1 + n_2 + ..., d) (sequences joined)."""
     if len(matrices) == 1:
         return matrices[0]
-    return Matrix([row for matrix in matrices for row in matrix.rows])
+    return Matrix.concatenate(matrices)  # (n_1 + n_2 + ..., d)
 
 
 def position_rows(kind: str, table: Matrix | None, n: int, d_model: int, base: float,
