@@ -51,12 +51,14 @@ def dots_by_map(row: Sequence[float], columns: Iterable[Sequence[float]]) -> lis
 # `dots(row, columns)` is one row against many columns, a row of a matrix product: on
 # 3.10 and 3.11 it writes the map-and-sum out, so that no Python call is made per entry.
 if sys.version_info >= (3, 12):
-    dot = math.sumprod
+    from math import sumprod
+
+    dot = sumprod
 
     def dots_by_sumprod(row: Sequence[float], columns: Iterable[Sequence[float]]
                         ) -> list[float]:
         """row . column for every column, each by math.sumprod."""
-        return [math.sumprod(row, column) for column in columns]
+        return [sumprod(row, column) for column in columns]
 
     dots = dots_by_sumprod
 else:
