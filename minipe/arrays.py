@@ -153,8 +153,8 @@ class Matrix:
         axis=0: their rows one after another; axis=1: their columns side by side.
         Like take, the numbers are the matrices' own, checked when each was built.
         """
-        if isinstance(matrices, (str, bytes)) or not isinstance(matrices, collections.abc.Sequence) \
-                or not matrices or not all(isinstance(m, Matrix) for m in matrices):
+        listed = isinstance(matrices, (list, tuple)) and len(matrices) > 0
+        if not listed or not all(isinstance(m, Matrix) for m in matrices):
             raise TypeError(f"concatenate needs a non-empty list of Matrix, got "
                             f"{matrices!r:.60}")
         shape = concatenated_shape([m.shape for m in matrices], axis)
