@@ -65,7 +65,7 @@ from minipe.array_checks import (
 from minipe.broadcast import Nested, ShapeError, broadcast_elementwise, broadcast_shapes
 from minipe.checks import MAX_NUMBERS, check_ids, check_table_size, checked_size
 from minipe.display import format_matrix, format_number, short_list
-from minipe.vector import Number as Number, Vector as Vector, dots, operand
+from minipe.vector import Number as Number, Vector as Vector, dot as dot, dots, operand
 
 _VALUES = operator.attrgetter("values")  # a Vector's tuple of floats
 

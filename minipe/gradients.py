@@ -27,9 +27,8 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from minipe.arrays import Matrix
+from minipe.arrays import Matrix, dot
 from minipe.broadcast import ShapeError
-from minipe.vector import dot
 
 IGNORE = -100  # a target that counts for nothing: PyTorch's ignore_index
 
