@@ -144,16 +144,20 @@ def apply_rotary(
 
 def _rotated(x: Matrix, thetas: list[float], rows_at: Sequence[int],
              pairs: list[tuple[int, int]]) -> Matrix:
-    angles = {pos: [pos * theta for theta in thetas]  # a = pos * theta_i, once per position
-              for pos in dict.fromkeys(rows_at)}
-    cosines = {pos: list(map(math.cos, a)) for pos, a in angles.items()}  # cos a, per pair
-    sines = {pos: list(map(math.sin, a)) for pos, a in angles.items()}
+    turns = {}  # pos -> cos a and sin a of every pair: once per position, not once per row
+    for pos in dict.fromkeys(rows_at):
+        cosines, sines = [], []
+        for theta in thetas:
+            angle = pos * theta  # a = pos * theta_i
+            cosines.append(math.cos(angle))
+            sines.append(math.sin(angle))
+        turns[pos] = (cosines, sines)
     rows = []
-    for pos, row in zip(rows_at, x.rows):  # the query or key at position pos
-        rotated = list(row)
-        for (first, second), cos_a, sin_a in zip(pairs, cosines[pos], sines[pos]):
-            rotated[first] = row[first] * cos_a - row[second] * sin_a
-            rotated[second] = row[first] * sin_a + row[second] * cos_a
+    for pos, values in zip(rows_at, x.rows):  # the query or key at position pos
+        rotated = list(values)
+        for (first, second), cos_a, sin_a in zip(pairs, *turns[pos]):
+            rotated[first] = values[first] * cos_a - values[second] * sin_a
+            rotated[second] = values[first] * sin_a + values[second] * cos_a
         rows.append(rotated)
     return Matrix(rows)  # (seq, d): the shape of x
 
