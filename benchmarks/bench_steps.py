@@ -73,9 +73,9 @@ LANDMARKS = (
 )
 
 TRAINING_LANDMARKS = (
-    Landmark("the lookup E[ids]", "passes.py", r"E\.rows\[token_id\]"),
+    Landmark("the lookup E[ids]", "arrays.py", r"table\[token_id\] for token_id in ids"),
     Landmark("the cross-entropy", "gradients.py", r"math\.log\(total_exp\)"),
-    Landmark("the softmax's gradient", "gradients.py", r"through = sum"),
+    Landmark("the softmax's gradient", "gradients.py", r"through = "),
     Landmark("the batch sum", "gradients.py", r"d_P\[t\] = "),
 )
 

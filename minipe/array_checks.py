@@ -89,3 +89,19 @@ def checked_factor(value: object, factor: object, symbol: str) -> float:
     if symbol == "/" and number == 0.0:
         raise ZeroDivisionError(f"cannot divide a {name} by 0")
     return number
+
+
+def concatenated_shape(shapes: Sequence[tuple[int, int]], axis: object) -> tuple[int, int]:
+    """The shape of matrices of these shapes joined along axis 0 (rows one after another)
+    or 1 (columns side by side); a sentence when they do not fit."""
+    if axis not in (0, 1) or isinstance(axis, bool):
+        raise ValueError(f"axis must be 0 (rows one after another) or 1 (columns side by "
+                         f"side), got {axis!r}")
+    kept = 1 - axis  # the axis every matrix must agree on
+    for b, shape in enumerate(shapes):
+        if shape[kept] != shapes[0][kept]:
+            raise ShapeError(f"cannot concatenate shapes {shapes[0]} and {shape} (matrix "
+                             f"{b}) along axis {axis}: axis {kept} has {shapes[0][kept]} vs "
+                             f"{shape[kept]}; the matrices must agree on every other axis")
+    joined = sum(shape[axis] for shape in shapes)
+    return (joined, shapes[0][1]) if axis == 0 else (shapes[0][0], joined)

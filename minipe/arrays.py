@@ -18,9 +18,10 @@ many values are floats, and the sum, which is NaN if any of them is; rows
 that are Vectors were checked when they were built, so only their widths are
 compared); only rows that fail it are read number by number, to say which
 one (the checks and their sentences: minipe/array_checks.py).
-Three Matrices are made without reading their numbers again: `m.take(ids)`
-and `m[a:b]` pick rows of m and `m.T` turns its columns into rows, numbers
-checked when m was built (only the IDs and the slice are checked).
+Four Matrices are made without reading their numbers again: `m.take(ids)`
+and `m[a:b]` pick rows of m, `m.T` turns its columns into rows and
+`Matrix.concatenate` joins matrices, numbers checked when each was built
+(only the IDs, the slice and the shapes are checked).
 
 The operators return new objects, and their types follow the shapes:
 
@@ -57,13 +58,14 @@ from minipe.array_checks import (
     checked_factor,
     checked_index,
     checked_rows,
+    concatenated_shape,
     matmul_message,
     non_empty_slice,
 )
 from minipe.broadcast import Nested, ShapeError, broadcast_elementwise, broadcast_shapes
 from minipe.checks import MAX_NUMBERS, check_ids, check_table_size, checked_size
 from minipe.display import format_matrix, format_number, short_list
-from minipe.vector import Number as Number, Vector as Vector, dot, operand
+from minipe.vector import Number as Number, Vector as Vector, dot as dot, dots, operand
 
 _VALUES = operator.attrgetter("values")  # a Vector's tuple of floats
 
@@ -140,9 +142,31 @@ class Matrix:
         rows = [table[token_id] for token_id in ids]  # row ids[t] of the table, for every t
         return self._picked(rows)  # (len(ids), cols)
 
+    @classmethod
+    def concatenate(cls, matrices: Sequence[Matrix], *, axis: int = 0) -> Matrix:
+        """The matrices joined: NumPy's np.concatenate, PyTorch's torch.cat.
+
+        >>> a, b = Matrix([[1, 2]]), Matrix([[3, 4]])
+        >>> Matrix.concatenate([a, b]).tolist(), Matrix.concatenate([a, b], axis=1).tolist()
+        ([[1.0, 2.0], [3.0, 4.0]], [[1.0, 2.0, 3.0, 4.0]])
+
+        axis=0: their rows one after another; axis=1: their columns side by side.
+        Like take, the numbers are the matrices' own, checked when each was built.
+        """
+        listed = isinstance(matrices, (list, tuple)) and len(matrices) > 0
+        if not listed or not all(isinstance(m, Matrix) for m in matrices):
+            raise TypeError(f"concatenate needs a non-empty list of Matrix, got "
+                            f"{matrices!r:.60}")
+        shape = concatenated_shape([m.shape for m in matrices], axis)
+        check_table_size(shape[0] * shape[1], f"the concatenation, of shape {shape},")
+        if axis == 0:
+            return matrices[0]._picked([row for m in matrices for row in m.rows])
+        parts = zip(*(m.rows for m in matrices))  # row i of every matrix
+        return matrices[0]._picked([sum(row_parts, ()) for row_parts in parts])
+
     def _picked(self, rows: Sequence[tuple[float, ...]]) -> Matrix:
-        """A Matrix of this one's own numbers (take, m[a:b], m.T), not Matrix(rows): a
-        second look at them would find what the first found when this Matrix was built."""
+        """A Matrix of checked numbers (take, m[a:b], m.T, concatenate), not Matrix(rows): a
+        second look at them would find what the first found when they were built."""
         picked = object.__new__(Matrix)
         object.__setattr__(picked, "rows", tuple(rows))
         return picked
@@ -164,12 +188,11 @@ class Matrix:
         if len(other) != self.shape[1]:
             raise ShapeError(matmul_message(self.shape, other.shape))
         if isinstance(other, Vector):
-            column = other.values
-            return Vector([dot(row, column) for row in self.rows])  # (n,): row i . column
+            return Vector(dots(other.values, self.rows))  # (n,): row i . the column
         if len(self) * len(other.rows[0]) > MAX_NUMBERS:  # (n, 1) @ (1, m) can be huge
             check_table_size(len(self) * len(other.rows[0]), f"{self.shape} @ {other.shape}")
         columns = list(zip(*other.rows))  # (m, k): column j of other
-        return Matrix([[dot(row, column) for column in columns]  # row i . column j
+        return Matrix([dots(row, columns)  # row i . column j, for every j
                        for row in self.rows])  # (n, m)
 
     def __rmatmul__(self, other: Vector) -> Vector:

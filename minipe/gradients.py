@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from minipe.arrays import Matrix
+from minipe.arrays import Matrix, dot
 from minipe.broadcast import ShapeError
 
 IGNORE = -100  # a target that counts for nothing: PyTorch's ignore_index
@@ -90,13 +90,15 @@ def softmax_backward(weights: Matrix, d_weights: Matrix) -> Matrix:
                          f"have one shape: dw is dloss/dw, number by number")
     rows = []
     for w, dw in zip(weights.rows, d_weights.rows):
-        through = sum(w_k * dw_k for w_k, dw_k in zip(w, dw))  # sum_k w_k dw_k
+        through = dot(w, dw)  # sum_k w_k dw_k
         rows.append([w_j * (dw_j - through) for w_j, dw_j in zip(w, dw)])
     return Matrix(rows)
 
 
-def rotary_backward(d_turned: Matrix, thetas: Sequence[float], scale: float = 1.0) -> Matrix:
-    """Row pos of x' was pair i of x turned by a = pos * theta_i, times s (YaRN's, else 1).
+def rotary_backward(d_turned: Matrix, thetas: Sequence[float], scale: float = 1.0, *,
+                    positions: Sequence[int] | None = None) -> Matrix:
+    """Row r of x' was pair i of x turned by a = pos * theta_i, times s (YaRN's, else 1),
+    pos = positions[r] (a padded or packed batch's position_ids), or r when None:
 
         dx[2i]   = s ( dx'[2i] cos a + dx'[2i+1] sin a)
         dx[2i+1] = s (-dx'[2i] sin a + dx'[2i+1] cos a)
@@ -108,12 +110,18 @@ def rotary_backward(d_turned: Matrix, thetas: Sequence[float], scale: float = 1.
         raise ShapeError(f"d_turned has shape {d_turned.shape}: its {d_turned.shape[1]} "
                          f"columns make {d_turned.shape[1] / 2:g} pairs, but there are "
                          f"{len(thetas)} theta_i")
+    if positions is not None and len(positions) != d_turned.shape[0]:
+        raise ShapeError(f"d_turned has {d_turned.shape[0]} rows but there are "
+                         f"{len(positions)} positions: one position per row")
+    rows_at = range(d_turned.shape[0]) if positions is None else positions
+    angles = {pos: [pos * theta for theta in thetas]  # a = pos * theta_i, once per position
+              for pos in dict.fromkeys(rows_at)}
+    cosines = {pos: [scale * math.cos(angle) for angle in a] for pos, a in angles.items()}
+    sines = {pos: [scale * math.sin(angle) for angle in a] for pos, a in angles.items()}
     rows = []
-    for pos, row in enumerate(d_turned.rows):
+    for pos, row in zip(rows_at, d_turned.rows):
         turned_back = list(row)
-        for i, theta in enumerate(thetas):
-            angle = pos * theta
-            cos_a, sin_a = scale * math.cos(angle), scale * math.sin(angle)
+        for i, (cos_a, sin_a) in enumerate(zip(cosines[pos], sines[pos])):
             first, second = row[2 * i], row[2 * i + 1]
             turned_back[2 * i] = first * cos_a + second * sin_a
             turned_back[2 * i + 1] = -first * sin_a + second * cos_a
@@ -154,33 +162,3 @@ def broadcast_backward(d_inputs: Sequence[Matrix], context_length: int) -> Matri
         for t, d_x_t in enumerate(d_x.rows):  # ... sends row t back into row t of P
             d_P[t] = [total + part for total, part in zip(d_P[t], d_x_t)]
     return Matrix(d_P)  # (context_length, d)
-
-
-def rotary_backward_at(d_turned: Matrix, thetas: Sequence[float], positions: Sequence[int],
-                       scale: float = 1.0) -> Matrix:
-    """`rotary_backward` for rows at any positions: row r was turned by a = positions[r] theta_i.
-
-        dx[2i]   = s ( dx'[2i] cos a + dx'[2i+1] sin a)
-        dx[2i+1] = s (-dx'[2i] sin a + dx'[2i+1] cos a)
-
-    In the forward pass row r stood at positions[r] (a padded or packed batch's
-    position_ids), so its gradient is turned back by that row's own angle.
-    """
-    if len(positions) != d_turned.shape[0]:
-        raise ShapeError(f"d_turned has {d_turned.shape[0]} rows but there are "
-                         f"{len(positions)} positions: one position per row")
-    if 2 * len(thetas) != d_turned.shape[1]:
-        raise ShapeError(f"d_turned has shape {d_turned.shape}: its {d_turned.shape[1]} "
-                         f"columns make {d_turned.shape[1] / 2:g} pairs, but there are "
-                         f"{len(thetas)} theta_i")
-    rows = []
-    for pos, row in zip(positions, d_turned.rows):
-        turned_back = list(row)
-        for i, theta in enumerate(thetas):
-            angle = pos * theta
-            cos_a, sin_a = scale * math.cos(angle), scale * math.sin(angle)
-            first, second = row[2 * i], row[2 * i + 1]
-            turned_back[2 * i] = first * cos_a + second * sin_a
-            turned_back[2 * i + 1] = -first * sin_a + second * cos_a
-        rows.append(turned_back)
-    return Matrix(rows)

@@ -16,10 +16,12 @@ partial rotary, theta_i = base**(-2i / rotary_dims)) and leave the rest.
 A mask (padding, documents) hides keys as chapter 4's `mask=` does: weight 0,
 and a query that may see no key outputs zeros.
 
-`attend` runs one sequence's heads forward, `attend_backward` takes them back
-(minipe/passes.py chains them); the smaller pieces serve generation with a
-cache too (minipe/generation.py). All trust their arguments: TinyModel's door
-has checked them.
+`attend` runs the heads of a batch forward, `attend_backward` takes them back
+(minipe/passes.py chains them): each head's q, k and v are cut from the rows of
+every sequence at once and RoPE turns them at once, then attention runs
+sequence by sequence. The smaller pieces serve generation with a cache too
+(minipe/generation.py). All trust their arguments: TinyModel's door has
+checked them.
 
 >>> columns(Matrix([[1, 2, 3, 4]]), 2, 4)
 Matrix([[3.0, 4.0]], shape=(1, 2))
@@ -35,7 +37,7 @@ from typing import Protocol, Sequence
 
 from minipe.arrays import Matrix, Vector
 from minipe.attention import scaled_dot_product_attention
-from minipe.gradients import matmul_backward, rotary_backward, rotary_backward_at, softmax_backward
+from minipe.gradients import matmul_backward, rotary_backward, softmax_backward
 from minipe.positional import sinusoidal_encoding
 from minipe.relative import alibi_bias
 from minipe.rotary import apply_rotary
@@ -45,14 +47,21 @@ def columns(x: Matrix, start: int, stop: int) -> Matrix:
     """Columns start .. stop - 1 of x: one head's block (x itself when that is all of it)."""
     if start == 0 and stop == len(x.rows[0]):
         return x  # one head: its block is the whole of q
-    return Matrix([row[start:stop] for row in x.rows])  # (n, stop - start)
+    return x.T[start:stop].T  # (n, stop - start): rows start .. stop - 1 of x^T, turned back
 
 
 def side_by_side(blocks: Sequence[Matrix]) -> Matrix:
     """The blocks' columns, one block after another: [b_0 | b_1 | ...] (the heads joined)."""
     if len(blocks) == 1:
         return blocks[0]
-    return Matrix([sum(rows, ()) for rows in zip(*(block.rows for block in blocks))])
+    return Matrix.concatenate(blocks, axis=1)  # (n, d_0 + d_1 + ...)
+
+
+def stack(matrices: Sequence[Matrix]) -> Matrix:
+    """The rows of every matrix, one after another: (n_1 + n_2 + ..., d) (sequences joined)."""
+    if len(matrices) == 1:
+        return matrices[0]
+    return Matrix.concatenate(matrices)  # (n_1 + n_2 + ..., d)
 
 
 def position_rows(kind: str, table: Matrix | None, n: int, d_model: int, base: float,
@@ -62,11 +71,11 @@ def position_rows(kind: str, table: Matrix | None, n: int, d_model: int, base: f
         assert table is not None  # a learned model has its table
         if positions is None:
             return table[:n]  # P[0 .. n-1]
-        return Matrix([table.rows[pos] for pos in positions])  # P[pos], a lookup
+        return table.take(positions)  # P[pos], a lookup
     if positions is None:
         return sinusoidal_encoding(n, d_model, base=base)
     sinusoids = sinusoidal_encoding(max(positions) + 1, d_model, base=base)
-    return Matrix([sinusoids.rows[pos] for pos in positions])
+    return sinusoids.take(positions)
 
 
 def turned(x: Matrix, frequencies: Vector, scale: float,
@@ -88,10 +97,7 @@ def turned_back(d_x: Matrix, frequencies: Vector, scale: float,
     """The gradient through `turned`: the turned columns turned back, the rest as they are."""
     rotary_dims = 2 * len(frequencies)
     d_part = columns(d_x, 0, rotary_dims)
-    if positions is None:  # rows at 0 .. n-1
-        d_part = rotary_backward(d_part, list(frequencies), scale)
-    else:
-        d_part = rotary_backward_at(d_part, list(frequencies), positions, scale)
+    d_part = rotary_backward(d_part, list(frequencies), scale, positions=positions)
     if rotary_dims == len(d_x.rows[0]):
         return d_part
     return side_by_side([d_part, columns(d_x, rotary_dims, len(d_x.rows[0]))])
@@ -126,57 +132,74 @@ class HeadSettings(Protocol):
 
 @dataclass(frozen=True)
 class HeadsPass:
-    """One sequence's heads, forward: what the backward pass reads, per head h."""
+    """The heads of a batch, forward: what the backward pass reads, per head h.
 
-    q: list[Matrix]  # (n, head_dim), turned by RoPE if the model uses it
+    Sequence b's rows are rows spans[b][0] .. spans[b][1] - 1 of q[h], k[h], v[h].
+    """
+
+    spans: list[tuple[int, int]]  # where each sequence's rows sit, start .. stop - 1
+    q: list[Matrix]  # (N, head_dim): every sequence's rows, turned by RoPE if the model uses it
     k: list[Matrix]
     v: list[Matrix]
-    weights: list[Matrix]  # (n, n)
-    output: Matrix  # (n, d_model): the heads' outputs side by side
+    weights: list[list[Matrix]]  # weights[h][b]: (n, n), head h of sequence b
+    output: Matrix  # (N, d_model): the heads' outputs side by side
 
 
-def attend(model: HeadSettings, Q: Matrix, K: Matrix, V: Matrix,
-           mask: list[list[bool]] | None, positions: Sequence[int] | None) -> HeadsPass:
-    """Every head of one sequence: q, k, v (n, d_model) -> the heads joined (n, d_model)."""
+def attend(model: HeadSettings, Q: Matrix, K: Matrix, V: Matrix, spans: list[tuple[int, int]],
+           masks: Sequence[list[list[bool]] | None], positions: Sequence[Sequence[int] | None],
+           rows_at: Sequence[int]) -> HeadsPass:
+    """Every head of every sequence: q, k, v (N, d_model), the sequences' rows one after
+    another, -> the heads joined (N, d_model). Row r of the batch stands at rows_at[r]
+    (RoPE turns it by that); positions[b] are sequence b's (None: 0 .. n-1)."""
     head_dim = model.head_dim
     qs, ks, vs, weights, outputs = [], [], [], [], []
     for h in range(model.num_heads):  # head h: columns h*head_dim .. (h+1)*head_dim - 1
-        q = columns(Q, h * head_dim, (h + 1) * head_dim)  # (n, head_dim)
+        q = columns(Q, h * head_dim, (h + 1) * head_dim)  # (N, head_dim)
         k = columns(K, h * head_dim, (h + 1) * head_dim)
         v = columns(V, h * head_dim, (h + 1) * head_dim)
         if model.frequencies is not None:  # RoPE: turn pair i by pos * theta_i
-            q = turned(q, model.frequencies, model.attention_scale, positions)
-            k = turned(k, model.frequencies, model.attention_scale, positions)
-        bias = (alibi_at(model.alibi_slopes[h], positions, positions, len(Q))
-                if model.alibi_slopes is not None else None)  # ALiBi: -m_h |i - j|
-        attention = scaled_dot_product_attention(q, k, v, causal=model.causal, bias=bias,
-                                                 mask=mask)  # a hidden key: weight 0
+            q = turned(q, model.frequencies, model.attention_scale, rows_at)
+            k = turned(k, model.frequencies, model.attention_scale, rows_at)
+        head_weights, head_outputs = [], []
+        for (start, stop), mask, pos in zip(spans, masks, positions):  # sequence by sequence
+            bias = (alibi_at(model.alibi_slopes[h], pos, pos, stop - start)
+                    if model.alibi_slopes is not None else None)  # ALiBi: -m_h |i - j|
+            attention = scaled_dot_product_attention(
+                q[start:stop], k[start:stop], v[start:stop], causal=model.causal, bias=bias,
+                mask=mask)  # a hidden key: weight 0
+            head_weights.append(attention.weights)
+            head_outputs.append(attention.output)
         qs.append(q)
         ks.append(k)
         vs.append(v)
-        weights.append(attention.weights)
-        outputs.append(attention.output)
-    return HeadsPass(qs, ks, vs, weights, side_by_side(outputs))
+        weights.append(head_weights)
+        outputs.append(stack(head_outputs))  # (N, head_dim)
+    return HeadsPass(spans, qs, ks, vs, weights, side_by_side(outputs))
 
 
 def attend_backward(model: HeadSettings, passed: HeadsPass, d_output: Matrix,
-                    positions: Sequence[int] | None) -> tuple[Matrix, Matrix, Matrix]:
-    """`attend` backwards: dloss/d(output) (n, d_model) -> dQ, dK, dV (n, d_model) each."""
+                    rows_at: Sequence[int]) -> tuple[Matrix, Matrix, Matrix]:
+    """`attend` backwards: dloss/d(output) (N, d_model) -> dQ, dK, dV (N, d_model) each."""
     head_dim = model.head_dim
     d_qs, d_ks, d_vs = [], [], []
     for h in range(model.num_heads):
-        q, k, v, w = passed.q[h], passed.k[h], passed.v[h], passed.weights[h]
         d_out = columns(d_output, h * head_dim, (h + 1) * head_dim)  # head h's columns
-        d_w, d_v = matmul_backward(w, v, d_out)  # out = weights v
-        d_scores = softmax_backward(w, d_w)  # masks and ALiBi are constants: no gradient
-        d_scaled = d_scores / math.sqrt(head_dim)  # scores = (q k^T) / sqrt(head_dim)
-        d_q = d_scaled @ k  # (q k^T): dq = d(q k^T) k,  dk = d(q k^T)^T q
-        d_k = d_scaled.T @ q
+        d_q_rows, d_k_rows, d_v_rows = [], [], []
+        for (start, stop), w in zip(passed.spans, passed.weights[h]):  # sequence by sequence
+            q, k, v = passed.q[h][start:stop], passed.k[h][start:stop], passed.v[h][start:stop]
+            d_w, d_v = matmul_backward(w, v, d_out[start:stop])  # out = weights v
+            d_scores = softmax_backward(w, d_w)  # masks and ALiBi are constants: no gradient
+            d_scaled = d_scores / math.sqrt(head_dim)  # scores = (q k^T) / sqrt(head_dim)
+            d_q = d_scaled @ k  # (q k^T): dq = d(q k^T) k,  dk = d(q k^T)^T q
+            d_k = d_scaled.T @ q
+            d_q_rows.append(d_q)
+            d_k_rows.append(d_k)
+            d_v_rows.append(d_v)
+        d_q, d_k = stack(d_q_rows), stack(d_k_rows)  # (N, head_dim)
         if model.frequencies is not None:  # q and k were turned: turn dq, dk back
-            d_q = turned_back(d_q, model.frequencies, model.attention_scale, positions)
-            d_k = turned_back(d_k, model.frequencies, model.attention_scale, positions)
+            d_q = turned_back(d_q, model.frequencies, model.attention_scale, rows_at)
+            d_k = turned_back(d_k, model.frequencies, model.attention_scale, rows_at)
         d_qs.append(d_q)
         d_ks.append(d_k)
-        d_vs.append(d_v)
+        d_vs.append(stack(d_v_rows))
     return side_by_side(d_qs), side_by_side(d_ks), side_by_side(d_vs)  # the heads were cut
-

@@ -27,8 +27,9 @@ per line. dX is dloss/dX, a table of the shape of X:
 The gradient dx reaches a sinusoidal table's rows too, and nothing holds it:
 it is a formula, not a parameter, so `parameters()` has no entry for it.
 The sequences of a batch are stacked row after row into one (N, d) table X,
-so that x W_q for all of them is one matmul; attention runs sequence by
-sequence and head by head (minipe/heads.py cuts and joins the heads).
+looked up at once (E.take), so that x W_q for all of them is one matmul and
+RoPE turns all their rows at once; attention runs sequence by sequence and
+head by head (minipe/heads.py cuts and joins the heads).
 Training (minipe/lab.py) repeats: loss and gradients, then Adam.
 """
 
@@ -83,36 +84,26 @@ class ForwardPass:
     """What the backward pass reads: the inputs and every intermediate, by name."""
 
     given: Inputs  # the IDs, masks and positions of every sequence
+    rows_at: list[int]  # (N,): the position of every row of x
     x: Matrix  # (N, d): every sequence's input rows, stacked
-    heads: list[HeadsPass]  # per sequence: q, k, v, weights per head (minipe/heads.py)
-    h: Matrix  # (N, d): attention's output rows, heads side by side, stacked
+    heads: HeadsPass  # q, k, v, weights per head (minipe/heads.py)
     logits: Matrix  # (N, vocab_size)
 
 
 def forward(model: Model, given: Inputs) -> ForwardPass:
     weights = model.parameters()
-    E = weights["token_embedding"]
-    positions = given.each_position()  # None: 0 .. n-1
-    sequences = []
-    for ids, pos in zip(given.sequences, positions):
-        x = Matrix([E.rows[token_id] for token_id in ids])  # (n, d): E[ids], a lookup
-        if model.positions in ("learned", "sinusoidal"):  # + P[pos]: P[0 .. n-1] unless given
-            x = x + position_rows(model.positions, weights.get("position_embedding"),
-                                  len(ids), model.d_model, model.base, pos)
-        sequences.append(x)
-    X = stack(sequences)  # (N, d): all sequences, row after row
+    all_ids = [token_id for ids in given.sequences for token_id in ids]  # (N,): row by row
+    rows_at = [p for ids, pos in zip(given.sequences, given.each_position())
+               for p in (range(len(ids)) if pos is None else pos)]  # (N,): where each row stands
+    X = weights["token_embedding"].take(all_ids)  # (N, d): E[ids], all sequences stacked
+    if model.positions in ("learned", "sinusoidal"):  # + P[pos]
+        X = X + position_rows(model.positions, weights.get("position_embedding"),
+                              len(rows_at), model.d_model, model.base, rows_at)
     Q, K, V = X @ weights["W_q"], X @ weights["W_k"], X @ weights["W_v"]  # (N, d) each
-    heads = []  # per sequence: its heads' q, k, v, weights and joined output (heads.py)
-    for (start, stop), mask, pos in zip(spans(given.sequences), given.masks, positions):
-        heads.append(attend(model, Q[start:stop], K[start:stop], V[start:stop], mask, pos))
-    H = stack([passed.output for passed in heads])  # (N, d)
-    logits = H @ weights["W_out"]  # (N, vocab_size)
-    return ForwardPass(given, X, heads, H, logits)
-
-
-def stack(matrices: list[Matrix]) -> Matrix:
-    """The rows of every matrix, one after another: (n_1 + n_2 + ..., d)."""
-    return Matrix([row for matrix in matrices for row in matrix.rows])
+    heads = attend(model, Q, K, V, spans(given.sequences), given.masks, given.each_position(),
+                   rows_at)  # per head, sequence by sequence (heads.py)
+    logits = heads.output @ weights["W_out"]  # (N, vocab_size): h W_out
+    return ForwardPass(given, rows_at, X, heads, logits)
 
 
 def spans(inputs: list[list[int]]) -> list[tuple[int, int]]:
@@ -128,19 +119,13 @@ def backward(model: Model, recorded: ForwardPass, targets: list[list[int]]) -> B
     weights = model.parameters()
     flat_targets = [target for wanted in targets for target in wanted]
     loss, d_logits = cross_entropy(recorded.logits, flat_targets)
-    d_H, d_W_out = matmul_backward(recorded.h, weights["W_out"], d_logits)
+    d_H, d_W_out = matmul_backward(recorded.heads.output, weights["W_out"], d_logits)
     given = recorded.given
-    positions = given.each_position()
-    d_qs, d_ks, d_vs = [], [], []
-    for (start, stop), heads, pos in zip(spans(given.sequences), recorded.heads, positions):
-        d_q, d_k, d_v = attend_backward(model, heads, d_H[start:stop], pos)  # per head
-        d_qs.append(d_q)
-        d_ks.append(d_k)
-        d_vs.append(d_v)
+    d_Q, d_K, d_V = attend_backward(model, recorded.heads, d_H, recorded.rows_at)  # per head
     X = recorded.x
-    d_X_q, d_W_q = matmul_backward(X, weights["W_q"], stack(d_qs))  # Q = X W_q
-    d_X_k, d_W_k = matmul_backward(X, weights["W_k"], stack(d_ks))
-    d_X_v, d_W_v = matmul_backward(X, weights["W_v"], stack(d_vs))
+    d_X_q, d_W_q = matmul_backward(X, weights["W_q"], d_Q)  # Q = X W_q
+    d_X_k, d_W_k = matmul_backward(X, weights["W_k"], d_K)
+    d_X_v, d_W_v = matmul_backward(X, weights["W_v"], d_V)
     d_X = d_X_q + d_X_k + d_X_v  # x feeds all three: their gradients add
     d_inputs = [d_X[start:stop] for start, stop in spans(given.sequences)]
     gradients = {"token_embedding": lookup_backward(given.sequences, d_X, model.vocab_size)}

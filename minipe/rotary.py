@@ -144,14 +144,18 @@ def apply_rotary(
 
 def _rotated(x: Matrix, thetas: list[float], rows_at: Sequence[int],
              pairs: list[tuple[int, int]]) -> Matrix:
-    rows = []
-    for pos, row in zip(rows_at, x):  # the query or key at position pos
-        values = list(row)
-        rotated = list(row)
-        for (first, second), theta in zip(pairs, thetas):
+    turns = {}  # pos -> cos a and sin a of every pair: once per position, not once per row
+    for pos in dict.fromkeys(rows_at):
+        cosines, sines = [], []
+        for theta in thetas:
             angle = pos * theta  # a = pos * theta_i
-            cos_a = math.cos(angle)
-            sin_a = math.sin(angle)
+            cosines.append(math.cos(angle))
+            sines.append(math.sin(angle))
+        turns[pos] = (cosines, sines)
+    rows = []
+    for pos, values in zip(rows_at, x.rows):  # the query or key at position pos
+        rotated = list(values)
+        for (first, second), cos_a, sin_a in zip(pairs, *turns[pos]):
             rotated[first] = values[first] * cos_a - values[second] * sin_a
             rotated[second] = values[first] * sin_a + values[second] * cos_a
         rows.append(rotated)

@@ -10,7 +10,8 @@ answers, in its `__radd__` or `__rsub__`.
 Vector([11.0, 22.0], shape=(2,))
 
 Every product in minipe - `v.dot(w)`, each entry of `@`, each attention
-score - is one dot product, `dot(a, b)` below: sum_j a[j] * b[j].
+score - is one dot product, `dot(a, b)` below: sum_j a[j] * b[j]; a row of
+`@` takes one row against every column at once, `dots(row, columns)`.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import sys
 from dataclasses import dataclass
 from math import isnan
 from operator import countOf
-from typing import Callable, Iterable, Iterator, Union, overload
+from typing import Callable, Iterable, Iterator, Sequence, Union, overload
 
 from minipe.array_checks import checked_factor, checked_index, non_empty_slice
 from minipe.broadcast import Nested, ShapeError, broadcast_elementwise
@@ -37,15 +38,32 @@ def dot_by_map(a: Iterable[float], b: Iterable[float]) -> float:
     return total
 
 
+def dots_by_map(row: Sequence[float], columns: Iterable[Sequence[float]]) -> list[float]:
+    """row . column for every column, each sum_j row[j] * column[j] as in dot_by_map."""
+    return [sum(map(operator.mul, row, column)) for column in columns]
+
+
 # The dot product, sum_j a[j] * b[j]: written here once, used by every product in minipe.
 # There are two forms because the interpreters differ. CPython 3.12 added math.sumprod,
 # the whole sum in C: 2 to 3 times faster than sum(map(operator.mul, a, b)) (benchmarks/);
 # on 3.10 and 3.11 that map-and-sum is the fastest pure Python has. Both give the same sum
 # up to rounding (sumprod keeps extra precision while it adds: if anything, it is closer).
+# `dots(row, columns)` is one row against many columns, a row of a matrix product: on
+# 3.10 and 3.11 it writes the map-and-sum out, so that no Python call is made per entry.
 if sys.version_info >= (3, 12):
-    dot = math.sumprod
+    from math import sumprod
+
+    dot = sumprod
+
+    def dots_by_sumprod(row: Sequence[float], columns: Iterable[Sequence[float]]
+                        ) -> list[float]:
+        """row . column for every column, each by math.sumprod."""
+        return [sumprod(row, column) for column in columns]
+
+    dots = dots_by_sumprod
 else:
     dot = dot_by_map
+    dots = dots_by_map
 
 
 @dataclass(frozen=True, repr=False)

@@ -405,3 +405,27 @@ def test_take_picks_rows_and_checks_only_the_ids() -> None:
         m.take([-1])
     with pytest.raises(TypeError, match=r"rows\[0\] must be an int ID, got True"):
         m.take([True], name="rows")
+
+
+def test_concatenate_joins_rows_or_columns_and_shares_the_numbers() -> None:
+    a = Matrix([[1, 2], [3, 4]])  # (2, 2)
+    b = Matrix([[5, 6]])  # (1, 2)
+    c = Matrix([[7], [8]])  # (2, 1)
+    joined = Matrix.concatenate([a, b])  # rows one after another: (3, 2), by hand
+    assert joined.tolist() == [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
+    assert joined.rows[2] is b.rows[0]  # shared, not copied
+    beside = Matrix.concatenate([a, c], axis=1)  # columns side by side: (2, 3), by hand
+    assert beside.tolist() == [[1.0, 2.0, 7.0], [3.0, 4.0, 8.0]]
+    assert beside.rows[1][2] is c.rows[1][0]  # the same float object
+    assert Matrix.concatenate([a]).rows == a.rows
+    with pytest.raises(ShapeError, match=r"cannot concatenate shapes \(2, 2\) and \(2, 1\) "
+                                         r"\(matrix 1\) along axis 0: axis 1 has 2 vs 1"):
+        Matrix.concatenate([a, c])
+    with pytest.raises(ShapeError, match=r"along axis 1: axis 0 has 2 vs 1"):
+        Matrix.concatenate([a, b], axis=1)
+    with pytest.raises(ValueError, match=r"axis must be 0 .* or 1 .*, got 2"):
+        Matrix.concatenate([a, a], axis=2)
+    with pytest.raises(TypeError, match="a non-empty list of Matrix"):
+        Matrix.concatenate([])
+    with pytest.raises(TypeError, match="a non-empty list of Matrix"):
+        Matrix.concatenate([a, [[1.0, 2.0]]])  # type: ignore[list-item]

@@ -115,6 +115,28 @@ def test_rotary_backward_turns_back_against_finite_differences() -> None:
     _close(rotary_backward(Matrix(R), thetas, scale), _slopes(lambda x: _dot(turned(x), R), x))
 
 
+def test_rotary_backward_at_given_positions_against_finite_differences() -> None:
+    # rows at positions 5, 0, 5, 2 (a packed batch's position_ids: repeated, out of order)
+    thetas, scale, positions = [0.7, 0.05], 1.3, [5, 0, 5, 2]
+    x, R = _random(4, 4, seed=17), _random(4, 4, seed=18)
+
+    def turned(x: Table) -> Table:  # pair i of row r turned by positions[r] * theta_i, times scale
+        out = []
+        for pos, row in zip(positions, x):
+            new = list(row)
+            for i, theta in enumerate(thetas):
+                a = pos * theta
+                new[2 * i] = scale * (row[2 * i] * math.cos(a) - row[2 * i + 1] * math.sin(a))
+                new[2 * i + 1] = scale * (row[2 * i] * math.sin(a) + row[2 * i + 1] * math.cos(a))
+            out.append(new)
+        return out
+
+    got = rotary_backward(Matrix(R), thetas, scale, positions=positions)
+    _close(got, _slopes(lambda x: _dot(turned(x), R), x))
+    with pytest.raises(ShapeError, match="4 rows but there are 3 positions"):
+        rotary_backward(Matrix(R), thetas, scale, positions=[0, 1, 2])
+
+
 def test_lookup_backward_sums_the_rows_of_a_repeated_token() -> None:
     ids = [[2, 0, 2], [1, 2]]  # token 2 comes three times; token 3 never
     E, R = _random(4, 3, seed=9), _random(5, 3, seed=10)
