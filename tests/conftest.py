@@ -470,11 +470,12 @@ def _empty(directory: Path) -> None:
 # --- the book (tests/test_book.py): it reads every lesson's shared --svg run -------------------
 
 def book_runs() -> dict[str, tuple[str, Path]]:
-    """Each lesson's shared `--svg` run (lesson_with_svg), by stem: what it printed and the
-    directory its figures went into (missing if the lesson drew nothing)."""
+    """Each lesson's shared `--svg` run (svg_output: the runs the figures tests read), by
+    stem: what it printed and the directory its figures went into (missing if the lesson
+    drew nothing)."""
     runs = {}
     for path in LESSONS:
-        done = run(lesson_with_svg(path))
+        done = svg_output(path)
         assert done.returncode == 0, done.stderr
         runs[path.stem] = (done.stdout, SVG_DIR / path.stem)
     return runs
@@ -496,8 +497,27 @@ class _BookRuns:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if any(map(self._reads_the_runs, session.items)):
-            SHARED.add([lesson_with_svg(path) for path in LESSONS])
+            SHARED.add([svg_command(path) for path in LESSONS])
+
+
+BYTECODE = ROOT / "build" / "pycache"  # git ignores build/
+
+
+def _cache_bytecode_under_build() -> None:
+    """Where the environment says not to write bytecode (PYTHONDONTWRITEBYTECODE), every
+    interpreter the tests start would compile minipe afresh (about 0.05-0.1 s of CPU
+    each, 150 of them); pytest would compile the test modules and the chapters afresh too
+    (about 2.5 s). Bytecode goes under build/ instead (PYTHONPYCACHEPREFIX), for this
+    process and the ones it starts: nothing is written next to the sources."""
+    if not sys.flags.dont_write_bytecode:
+        return  # bytecode is written as usual, in __pycache__ (or under the prefix set)
+    prefix = os.environ.get("PYTHONPYCACHEPREFIX") or str(BYTECODE)
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = prefix
+    sys.pycache_prefix = prefix  # the test modules and minipe, imported from now on
+    sys.dont_write_bytecode = False
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    _cache_bytecode_under_build()
     config.pluginmanager.register(_BookRuns(), "minipe-book-runs")
