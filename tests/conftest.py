@@ -89,7 +89,7 @@ class _Shared:
                    if not self.jobs.setdefault(command, _Job()).started]
         if self.stopping or not waiting:
             return None
-        command = next((command for command in waiting if _slow(command)), waiting[0])
+        command = max(waiting, key=_seconds)  # the longest first; ties: in queue order
         self.jobs[command].started = True
         return command, self.jobs[command]
 
@@ -379,13 +379,23 @@ MYPY = Command((sys.executable, "-m", "mypy", "--strict", "--config-file",
                timeout=300)
 
 
-def _slow(command: Command) -> bool:
-    """Whether the command trains models (seconds each), or is mypy (8 s of CPU with a cold
-    cache, as on a fresh clone): the thread starts those first, so that the session does
-    not end waiting for one of them."""
+# Rough CPU seconds of the commands that take seconds (3.11, a quiet machine): a hint for
+# the order the thread starts them in, never a result. Longest first, so that the session
+# does not end waiting for one of them: a lesson that trains, bench_train, a default
+# training, mypy on a cold cache (a fresh clone; 0.5 s once build/ holds its cache).
+LESSON_SECONDS = {"15": 8.6, "18": 4.7, "07": 3.3, "16": 3.3, "21": 2.4, "20": 1.5}
+
+
+def _seconds(command: Command) -> float:
+    """About how long the command takes: the ones above, 0 for those under a second."""
     script = Path(command.args[1]).name
-    return (script[:2] in TRAINING_LESSONS or script == "bench_train.py"
-            or DEFAULT_TRAINING in command.args or command == MYPY)
+    if command == MYPY:
+        return 0.5 if MYPY_CACHE.is_dir() else 8.0
+    if script[:2] in TRAINING_LESSONS and script.endswith(".py"):
+        return LESSON_SECONDS.get(script[:2], 3.0)
+    if script == "bench_train.py":
+        return 5.6
+    return 3.6 if DEFAULT_TRAINING in command.args else 0.0
 
 
 def _reads(item: pytest.Item) -> list[Command]:
