@@ -4,17 +4,19 @@ The slow part of the suite is not the asserts but the commands: each lesson run
 as a learner runs it, the benchmarks' quick modes, `mypy --strict`. Each is run
 once, by `run(command)`, and every test that reads it shares the result. As the
 tests are collected, one background thread starts running the commands the
-tests will need (a machine has a second core), while pytest collects and runs
-the other tests first; the tests that read the commands run last. A test that needs
-a command nobody has started yet runs it itself; one that waits for a command
-the thread is running runs the next queued one meanwhile.
+tests will need (a machine has a second core), the longest first, while pytest
+collects and runs the other tests first; the tests that read the commands run last.
+A test that needs a command nobody has started yet runs it itself; one that waits
+for a command the thread is running runs the next queued one meanwhile.
 
 Nothing here decides what a test checks: a command's result is the
 `subprocess.CompletedProcess` the test would have got by running it. Three
 shortcuts, each said where it is made: the lessons that train run once, with
 --svg (lesson_output); one interpreter imports every lesson in turn
 (lesson_imported); one interpreter runs every other lesson with --svg in turn, its
-second run (svg_output).
+second run (svg_output), which the book's tests read too (book_runs). Where
+PYTHONDONTWRITEBYTECODE is set, bytecode is cached under build/ instead
+(_cache_bytecode_under_build).
 """
 
 from __future__ import annotations
