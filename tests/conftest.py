@@ -4,17 +4,19 @@ The slow part of the suite is not the asserts but the commands: each lesson run
 as a learner runs it, the benchmarks' quick modes, `mypy --strict`. Each is run
 once, by `run(command)`, and every test that reads it shares the result. As the
 tests are collected, one background thread starts running the commands the
-tests will need (a machine has a second core), while pytest collects and runs
-the other tests first; the tests that read the commands run last. A test that needs
-a command nobody has started yet runs it itself; one that waits for a command
-the thread is running runs the next queued one meanwhile.
+tests will need (a machine has a second core), the longest first, while pytest
+collects and runs the other tests first; the tests that read the commands run last.
+A test that needs a command nobody has started yet runs it itself; one that waits
+for a command the thread is running runs the next queued one meanwhile.
 
 Nothing here decides what a test checks: a command's result is the
 `subprocess.CompletedProcess` the test would have got by running it. Three
 shortcuts, each said where it is made: the lessons that train run once, with
 --svg (lesson_output); one interpreter imports every lesson in turn
 (lesson_imported); one interpreter runs every other lesson with --svg in turn, its
-second run (svg_output).
+second run (svg_output), which the book's tests read too (book_runs). Where
+PYTHONDONTWRITEBYTECODE is set, bytecode is cached under build/ instead
+(_cache_bytecode_under_build).
 """
 
 from __future__ import annotations
@@ -89,7 +91,7 @@ class _Shared:
                    if not self.jobs.setdefault(command, _Job()).started]
         if self.stopping or not waiting:
             return None
-        command = next((command for command in waiting if _slow(command)), waiting[0])
+        command = max(waiting, key=_seconds)  # the longest first; ties: in queue order
         self.jobs[command].started = True
         return command, self.jobs[command]
 
@@ -379,13 +381,23 @@ MYPY = Command((sys.executable, "-m", "mypy", "--strict", "--config-file",
                timeout=300)
 
 
-def _slow(command: Command) -> bool:
-    """Whether the command trains models (seconds each), or is mypy (8 s of CPU with a cold
-    cache, as on a fresh clone): the thread starts those first, so that the session does
-    not end waiting for one of them."""
+# Rough CPU seconds of the commands that take seconds (3.11, a quiet machine): a hint for
+# the order the thread starts them in, never a result. Longest first, so that the session
+# does not end waiting for one of them: a lesson that trains, bench_train, a default
+# training, mypy on a cold cache (a fresh clone; 0.5 s once build/ holds its cache).
+LESSON_SECONDS = {"15": 8.6, "18": 4.7, "07": 3.3, "16": 3.3, "21": 2.4, "20": 1.5}
+
+
+def _seconds(command: Command) -> float:
+    """About how long the command takes: the ones above, 0 for those under a second."""
     script = Path(command.args[1]).name
-    return (script[:2] in TRAINING_LESSONS or script == "bench_train.py"
-            or DEFAULT_TRAINING in command.args or command == MYPY)
+    if command == MYPY:
+        return 0.5 if MYPY_CACHE.is_dir() else 8.0
+    if script[:2] in TRAINING_LESSONS and script.endswith(".py"):
+        return LESSON_SECONDS.get(script[:2], 3.0)
+    if script == "bench_train.py":
+        return 5.6
+    return 3.6 if DEFAULT_TRAINING in command.args else 0.0
 
 
 def _reads(item: pytest.Item) -> list[Command]:
@@ -470,11 +482,12 @@ def _empty(directory: Path) -> None:
 # --- the book (tests/test_book.py): it reads every lesson's shared --svg run -------------------
 
 def book_runs() -> dict[str, tuple[str, Path]]:
-    """Each lesson's shared `--svg` run (lesson_with_svg), by stem: what it printed and the
-    directory its figures went into (missing if the lesson drew nothing)."""
+    """Each lesson's shared `--svg` run (svg_output: the runs the figures tests read), by
+    stem: what it printed and the directory its figures went into (missing if the lesson
+    drew nothing)."""
     runs = {}
     for path in LESSONS:
-        done = run(lesson_with_svg(path))
+        done = svg_output(path)
         assert done.returncode == 0, done.stderr
         runs[path.stem] = (done.stdout, SVG_DIR / path.stem)
     return runs
@@ -496,8 +509,27 @@ class _BookRuns:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if any(map(self._reads_the_runs, session.items)):
-            SHARED.add([lesson_with_svg(path) for path in LESSONS])
+            SHARED.add([svg_command(path) for path in LESSONS])
+
+
+BYTECODE = ROOT / "build" / "pycache"  # git ignores build/
+
+
+def _cache_bytecode_under_build() -> None:
+    """Where the environment says not to write bytecode (PYTHONDONTWRITEBYTECODE), every
+    interpreter the tests start would compile minipe afresh (about 0.05-0.1 s of CPU
+    each, 150 of them); pytest would compile the test modules and the chapters afresh too
+    (about 2.5 s). Bytecode goes under build/ instead (PYTHONPYCACHEPREFIX), for this
+    process and the ones it starts: nothing is written next to the sources."""
+    if not sys.flags.dont_write_bytecode:
+        return  # bytecode is written as usual, in __pycache__ (or under the prefix set)
+    prefix = os.environ.get("PYTHONPYCACHEPREFIX") or str(BYTECODE)
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = prefix
+    sys.pycache_prefix = prefix  # the test modules and minipe, imported from now on
+    sys.dont_write_bytecode = False
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    _cache_bytecode_under_build()
     config.pluginmanager.register(_BookRuns(), "minipe-book-runs")

@@ -83,9 +83,15 @@ class Page(HTMLParser):
             self.outputs[-1] += data
 
 
-def test_every_link_and_anchor_resolves_and_nothing_loads_from_outside(book: Path) -> None:
-    pages = sorted(book.rglob("*.html"))
-    parsed = {path: Page(path) for path in pages}
+@pytest.fixture(scope="session")
+def pages(book: Path) -> dict[Path, Page]:
+    """Every page of the book, parsed once for the tests that read them."""
+    return {path: Page(path) for path in sorted(book.rglob("*.html"))}
+
+
+def test_every_link_and_anchor_resolves_and_nothing_loads_from_outside(
+        book: Path, pages: dict[Path, Page]) -> None:
+    parsed = pages
     for path, page in parsed.items():
         assert page.loads == [], f"{path.name} loads {page.loads}"
         text = path.read_text(encoding="utf-8")
@@ -117,16 +123,16 @@ def test_every_module_has_a_page_in_the_readmes_order(book: Path) -> None:
     assert [name for name in listed if name in mapped] == mapped  # in the map's order
 
 
-def test_a_chapter_links_to_its_lessons_and_back(book: Path) -> None:
+def test_a_chapter_links_to_its_lessons_and_back(book: Path, pages: dict[Path, Page]) -> None:
     # walkthroughs/01_text_to_ids.py imports one name from minipe: Tokenizer, which
     # minipe/__init__.py takes from minipe/tokenizer.py.
-    lesson = Page(book / "lessons" / "01_text_to_ids.html")
+    lesson = pages[book / "lessons" / "01_text_to_ids.html"]
     uses = [link for link in lesson.links if link.startswith("../chapters/")]
     assert uses == ["../chapters/tokenizer.html"]
-    chapter = Page(book / "chapters" / "tokenizer.html")
+    chapter = pages[book / "chapters" / "tokenizer.html"]
     assert "../lessons/01_text_to_ids.html" in chapter.links
     # lesson 04 imports sinusoidal_position (minipe/positional.py); lesson 01 does not
-    positional = Page(book / "chapters" / "positional.html")
+    positional = pages[book / "chapters" / "positional.html"]
     assert "../lessons/04_sinusoidal_by_hand.html" in positional.links
     assert "../lessons/01_text_to_ids.html" not in positional.links
     # a line number opens its line in the file: lines 1.. of the chapter are there
@@ -134,9 +140,9 @@ def test_a_chapter_links_to_its_lessons_and_back(book: Path) -> None:
 
 
 def test_every_lesson_page_shows_what_it_printed_and_every_figure(
-        book: Path, runs: dict[str, LessonRun]) -> None:
+        book: Path, pages: dict[Path, Page], runs: dict[str, LessonRun]) -> None:
     for stem, run in runs.items():
-        page = Page(book / "lessons" / f"{stem}.html")
+        page = pages[book / "lessons" / f"{stem}.html"]
         # lesson 05 times GPT-2's table: "built in 0.49 s here" -> "built in … s here"
         stdout = re.sub(r"\d\.\d\d s here", "… s here", run.stdout)
         printed = [line for line in stdout.splitlines()
