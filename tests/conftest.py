@@ -385,7 +385,9 @@ MYPY = Command((sys.executable, "-m", "mypy", "--strict", "--config-file",
 # the order the thread starts them in, never a result. Longest first, so that the session
 # does not end waiting for one of them: a lesson that trains, bench_train, a default
 # training, mypy on a cold cache (a fresh clone; 0.5 s once build/ holds its cache).
-LESSON_SECONDS = {"15": 8.6, "18": 4.7, "07": 3.3, "16": 3.3, "21": 2.4, "20": 1.5}
+LESSON_SECONDS = {
+    "18": 4.7, "15": 4.4, "16": 3.8, "21": 2.2, "07": 1.8, "19": 1.7, "20": 1.5,
+}
 
 
 def _seconds(command: Command) -> float:
@@ -395,9 +397,9 @@ def _seconds(command: Command) -> float:
         return 0.5 if MYPY_CACHE.is_dir() else 8.0
     if script[:2] in TRAINING_LESSONS and script.endswith(".py"):
         return LESSON_SECONDS.get(script[:2], 3.0)
-    if script == "bench_train.py":
-        return 5.6
-    return 3.6 if DEFAULT_TRAINING in command.args else 0.0
+    if script in ("bench_train.py", "bench_generate.py"):
+        return 1.1
+    return 3.0 if DEFAULT_TRAINING in command.args else 0.0
 
 
 def _reads(item: pytest.Item) -> list[Command]:
