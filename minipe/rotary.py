@@ -42,7 +42,8 @@ and `check_frequencies` the one check of theta_i given by hand.
 Positions are whole numbers a float holds exactly: up to 2**53 (checks.py).
 Past it, two neighbours would share one float and so one angle.
 
-Left out: partial rotary dims. Scaling for long contexts (PI, NTK, YaRN): minipe/context.py.
+Elsewhere: scaling for long contexts (PI, NTK, YaRN) is chapter 7 (minipe/context.py);
+turning only part of each head (partial rotary) is chapter 10 (minipe/heads.py).
 """
 
 from __future__ import annotations
