@@ -207,6 +207,12 @@ def seconds(command: Command) -> float:
     return SHARED.seconds(command)
 
 
+def minipe_command(*args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m minipe ARGS` from the clone, as a learner runs it, once a session: several
+    tests read the same command (four read `python -m minipe --help`)."""
+    return run(Command((sys.executable, "-m", "minipe", *args), timeout=60))
+
+
 def lesson(path: Path) -> Command:
     """`python walkthroughs/NN_name.py`, as a learner runs it."""
     return Command((sys.executable, str(path)), timeout=60)
