@@ -265,9 +265,9 @@ def test_one_step_of_adam_moves_every_number_by_the_learning_rate() -> None:
 def test_training_is_seeded_and_leaves_the_model_it_was_given_alone() -> None:
     model = TinyModel(5, 8, 8, positions="rope")
     before = model.parameters()
-    first = train(model, "copy-back", steps=20, k=2)
-    assert train(model, "copy-back", steps=20, k=2).losses == first.losses
-    assert train(model, "copy-back", steps=20, k=2, seed=1).losses != first.losses
+    first = train(model, "copy-back", steps=5, k=2)  # a few steps show it as well as many
+    assert train(model, "copy-back", steps=5, k=2).losses == first.losses
+    assert train(model, "copy-back", steps=5, k=2, seed=1).losses != first.losses
     assert model.parameters() == before and first.model.parameters() != before
     held = model.parameters()
     held.clear()  # a caller's dict is a copy
