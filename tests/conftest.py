@@ -10,13 +10,15 @@ A test that needs a command nobody has started yet runs it itself; one that wait
 for a command the thread is running runs the next queued one meanwhile.
 
 Nothing here decides what a test checks: a command's result is the
-`subprocess.CompletedProcess` the test would have got by running it. Three
+`subprocess.CompletedProcess` the test would have got by running it. Four
 shortcuts, each said where it is made: the lessons that train run once, with
 --svg (lesson_output); one interpreter imports every lesson in turn
 (lesson_imported); one interpreter runs every other lesson with --svg in turn, its
-second run (svg_output), which the book's tests read too (book_runs). Where
-PYTHONDONTWRITEBYTECODE is set, bytecode is cached under build/ instead
-(_cache_bytecode_under_build).
+second run (svg_output), which the book's tests read too (book_runs); one
+interpreter trains the five default models in turn (default_training). Commands
+that several tests run alike, such as `python -m minipe --help`, run once
+(minipe_command). Where PYTHONDONTWRITEBYTECODE is set, bytecode is cached under
+build/ instead (_cache_bytecode_under_build).
 """
 
 from __future__ import annotations
