@@ -10,13 +10,15 @@ A test that needs a command nobody has started yet runs it itself; one that wait
 for a command the thread is running runs the next queued one meanwhile.
 
 Nothing here decides what a test checks: a command's result is the
-`subprocess.CompletedProcess` the test would have got by running it. Three
+`subprocess.CompletedProcess` the test would have got by running it. Four
 shortcuts, each said where it is made: the lessons that train run once, with
 --svg (lesson_output); one interpreter imports every lesson in turn
 (lesson_imported); one interpreter runs every other lesson with --svg in turn, its
-second run (svg_output), which the book's tests read too (book_runs). Where
-PYTHONDONTWRITEBYTECODE is set, bytecode is cached under build/ instead
-(_cache_bytecode_under_build).
+second run (svg_output), which the book's tests read too (book_runs); one
+interpreter trains the five default models in turn (default_training). Commands
+that several tests run alike, such as `python -m minipe --help`, run once
+(minipe_command). Where PYTHONDONTWRITEBYTECODE is set, bytecode is cached under
+build/ instead (_cache_bytecode_under_build).
 """
 
 from __future__ import annotations
@@ -207,6 +209,12 @@ def seconds(command: Command) -> float:
     return SHARED.seconds(command)
 
 
+def minipe_command(*args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m minipe ARGS` from the clone, as a learner runs it, once a session: several
+    tests read the same command (four read `python -m minipe --help`)."""
+    return run(Command((sys.executable, "-m", "minipe", *args), timeout=60))
+
+
 def lesson(path: Path) -> Command:
     """`python walkthroughs/NN_name.py`, as a learner runs it."""
     return Command((sys.executable, str(path)), timeout=60)
@@ -349,17 +357,28 @@ def svg_output(path: Path) -> subprocess.CompletedProcess[str]:
 
 
 KINDS = ("none", "learned", "sinusoidal", "rope", "alibi")
-DEFAULT_TRAINING = (
-    "import sys; from minipe import TinyModel, accuracy, train; "
-    "result = train(TinyModel(5, 8, 8, positions=sys.argv[1]), 'previous-token'); "
-    "print(repr(accuracy(result.model, 'previous-token', samples=128)), "
-    "repr(result.losses[0]), repr(result.losses[-1]))")
+DEFAULT_TRAINING = """
+import sys
+from minipe import TinyModel, accuracy, train
+for positions in sys.argv[1:]:
+    result = train(TinyModel(5, 8, 8, positions=positions), "previous-token")
+    score = accuracy(result.model, "previous-token", samples=128)
+    print(positions, repr(score), repr(result.losses[0]), repr(result.losses[-1]))
+"""
+# The five default trainings, one after the other in one interpreter: one start, not five
+# (each train() owns its random.Random(seed), so what one trains does not touch the next).
+DEFAULT_TRAININGS = Command((sys.executable, "-c", DEFAULT_TRAINING, *KINDS), timeout=240)
 
 
-def default_training(positions: str) -> Command:
-    """Train TinyModel(5, 8, 8, positions) at train()'s defaults on previous-token; print
-    its accuracy on 128 samples, its first loss and its last, exactly (repr)."""
-    return Command((sys.executable, "-c", DEFAULT_TRAINING, positions))
+def default_training(positions: str) -> tuple[float, float, float]:
+    """TinyModel(5, 8, 8, positions) trained at train()'s defaults on previous-token: its
+    accuracy on 128 samples, its first loss and its last, exactly (printed with repr) by
+    the session's one run of DEFAULT_TRAININGS."""
+    done = run(DEFAULT_TRAININGS)
+    assert done.returncode == 0, done.stderr
+    line = next(line for line in done.stdout.splitlines() if line.split()[0] == positions)
+    score, first_loss, last_loss = (float(word) for word in line.split()[1:])
+    return score, first_loss, last_loss
 
 
 def benchmark(name: str, *args: str) -> Command:
@@ -383,8 +402,8 @@ MYPY = Command((sys.executable, "-m", "mypy", "--strict", "--config-file",
 
 # Rough CPU seconds of the commands that take seconds (3.11, a quiet machine): a hint for
 # the order the thread starts them in, never a result. Longest first, so that the session
-# does not end waiting for one of them: a lesson that trains, bench_train, a default
-# training, mypy on a cold cache (a fresh clone; 0.5 s once build/ holds its cache).
+# does not end waiting for one of them: a lesson that trains, bench_train, the default
+# trainings, mypy on a cold cache (a fresh clone; 0.5 s once build/ holds its cache).
 LESSON_SECONDS = {
     "18": 4.7, "15": 4.4, "16": 3.8, "21": 2.2, "07": 1.8, "19": 1.7, "20": 1.5,
 }
@@ -399,7 +418,7 @@ def _seconds(command: Command) -> float:
         return LESSON_SECONDS.get(script[:2], 3.0)
     if script in ("bench_train.py", "bench_generate.py"):
         return 1.1
-    return 3.0 if DEFAULT_TRAINING in command.args else 0.0
+    return 15.0 if command == DEFAULT_TRAININGS else 0.0
 
 
 def _reads(item: pytest.Item) -> list[Command]:
@@ -430,7 +449,7 @@ def _reads(item: pytest.Item) -> list[Command]:
             return [BENCHMARKS["bench_walkthroughs"], *map(plain_run, LESSONS)]
         return [command for script, command in BENCHMARKS.items() if f"_{script}_" in name]
     if name == "test_the_defaults_learn_previous_token_and_none_cannot":
-        return [default_training(str(params["positions"]))]
+        return [DEFAULT_TRAININGS]
     if name == "test_mypy_strict_passes" and importlib.util.find_spec("mypy") is not None:
         return [MYPY]
     return []

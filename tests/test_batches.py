@@ -11,11 +11,11 @@ import json
 import math
 import random
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import minipe_command
 
 from minipe import (
     Embedding,
@@ -32,7 +32,6 @@ from minipe import (
     sinusoidal_encoding,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
 
 REFERENCE: dict[str, Any] = json.loads(
     (Path(__file__).parent / "reference" / "batches_reference.json").read_text())
@@ -269,8 +268,8 @@ def test_run_batch_mistakes() -> None:
 
 
 def _command(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "minipe", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    """`python -m minipe ARGS` from the clone, once a session (conftest.py)."""
+    return minipe_command(*args)
 
 
 def test_the_command_shows_a_padded_batch_and_refuses_what_does_not_fit() -> None:

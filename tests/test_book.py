@@ -92,6 +92,7 @@ def pages(book: Path) -> dict[Path, Page]:
 def test_every_link_and_anchor_resolves_and_nothing_loads_from_outside(
         book: Path, pages: dict[Path, Page]) -> None:
     parsed = pages
+    places: dict[Path, tuple[Path, bool, bool, bool]] = {}  # pages link the same few
     for path, page in parsed.items():
         assert page.loads == [], f"{path.name} loads {page.loads}"
         text = path.read_text(encoding="utf-8")
@@ -101,10 +102,14 @@ def test_every_link_and_anchor_resolves_and_nothing_loads_from_outside(
             if link.startswith("https://"):
                 continue  # a source's address: a link to follow, nothing the page loads
             target, _, fragment = link.partition("#")
-            where = (path.parent / target).resolve() if target else path
-            assert where.exists(), f"{path.relative_to(book)}: {link} leads nowhere"
-            inside_book = where.is_relative_to(book.resolve())
-            assert inside_book or where.is_relative_to(ROOT), f"{link} leaves the clone"
+            linked = path.parent / target if target else path
+            if linked not in places:  # each place resolved and looked up once
+                where = linked.resolve()
+                places[linked] = (where, where.exists(), where.is_relative_to(book.resolve()),
+                                  where.is_relative_to(ROOT))
+            where, exists, inside_book, inside_clone = places[linked]
+            assert exists, f"{path.relative_to(book)}: {link} leads nowhere"
+            assert inside_book or inside_clone, f"{link} leaves the clone"
             if inside_book and fragment:
                 assert fragment in parsed[where].ids, f"{path.name}: no #{fragment} there"
 

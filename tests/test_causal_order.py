@@ -7,13 +7,9 @@ token i averages over tokens 0..i only, so what it sees depends on i.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
+from conftest import minipe_command
 
 from minipe import Matrix, allclose, run, scaled_dot_product_attention
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_equal_scores_under_the_mask_average_a_first_token_flag_into_one_over_i_plus_1() -> None:
@@ -66,8 +62,7 @@ def test_the_trace_does_not_call_masked_attention_blind() -> None:
 
 
 def test_help_says_the_mask_lets_order_in() -> None:
-    done = subprocess.run([sys.executable, "-m", "minipe", "--help"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    done = minipe_command("--help")  # from the clone, once a session (conftest.py)
     assert done.returncode == 0, done.stderr
     words = " ".join(done.stdout.split())  # argparse wraps the help text
     assert "blind to word order - unless --causal, whose mask alone lets order in" in words

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import minipe_command
 
 import minipe
 from minipe.__main__ import Progress, main
@@ -27,8 +28,8 @@ WALKTHROUGHS = ROOT / "walkthroughs"
 
 
 def _command(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "minipe", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    """`python -m minipe ARGS` from the clone, once a session (conftest.py)."""
+    return minipe_command(*args)
 
 
 def _python(script: str) -> subprocess.CompletedProcess[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -88,11 +89,17 @@ ALLOWED_IMPORTS = {
 }
 
 
+@functools.cache
+def _parsed(path: Path) -> ast.Module:
+    """The module's syntax tree, parsed once for the tests that read it (never changed)."""
+    return ast.parse(path.read_text())
+
+
 def _imports(path: Path) -> set[str]:
     """Every module `path` imports, as a dotted name; `from minipe import x` counts as
     minipe.x, and a relative `from . import x` or `from .x import y` as minipe.x."""
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(_parsed(path)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -217,7 +224,7 @@ def test_no_module_uses_another_modules_private_names() -> None:
     """A leading underscore means "this module only": `x._name` is allowed only where
     the module itself defines `_name` (a function, a class attribute or a field)."""
     for path in PACKAGE.rglob("*.py"):
-        tree = ast.parse(path.read_text())
+        tree = _parsed(path)
         defined = {node.name for node in ast.walk(tree)
                    if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
         defined |= {target.id for node in ast.walk(tree) if isinstance(node, ast.AnnAssign)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import minipe_command
 
 from minipe import (
     Embedding,
@@ -137,8 +138,7 @@ def test_python_dash_m_minipe_runs_from_the_clone() -> None:
 
 
 def test_help_explains_every_option() -> None:
-    done = subprocess.run([sys.executable, "-m", "minipe", "--help"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    done = minipe_command("--help")  # from the clone, once a session (conftest.py)
     assert done.returncode == 0
     for option in ["--d-model", "--positions", "--seed", "--causal", "sinusoidal", "learned",
                    "rope", "alibi"]:

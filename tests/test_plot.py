@@ -4,6 +4,7 @@ pictures are measured; expected numbers come from the formulas, worked here by h
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import math
 import os
@@ -511,6 +512,7 @@ def test_write_svg_wants_svg_text(tmp_path: Path) -> None:
 
 # --- python -m minipe.plot -------------------------------------------------------------------
 
+@functools.cache  # each argument list run once a session: two tests read `curves --help`
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     environment = {**os.environ, "NO_COLOR": ""}
     return subprocess.run([sys.executable, "-m", "minipe.plot", *args], cwd=ROOT,
