@@ -113,6 +113,23 @@ def alibi_at(slope: float, query_positions: Sequence[int] | None,
                    for pos_i in query_positions])  # 0.0 - ...: no -0.0, as alibi_bias
 
 
+def alibi_each(slope: float, positions: Sequence[Sequence[int] | None],
+               spans: Sequence[tuple[int, int]]) -> list[Matrix]:
+    """One head's ALiBi bias for every sequence of a batch (alibi_at): the sequences at
+    positions 0 .. n-1 share one bias per length n, built once."""
+    shared: dict[int, Matrix] = {}  # n -> alibi_bias(n, slope): the same for all of them
+    biases = []
+    for (start, stop), pos in zip(spans, positions):
+        n = stop - start
+        if pos is not None:  # position_ids: this sequence's own
+            biases.append(alibi_at(slope, pos, pos, n))
+            continue
+        if n not in shared:
+            shared[n] = alibi_at(slope, None, None, n)
+        biases.append(shared[n])
+    return biases
+
+
 class HeadSettings(Protocol):
     """What `attend` reads of a model (TinyModel has all of it)."""
 
@@ -160,10 +177,10 @@ def attend(model: HeadSettings, Q: Matrix, K: Matrix, V: Matrix, spans: list[tup
         if model.frequencies is not None:  # RoPE: turn pair i by pos * theta_i
             q = turned(q, model.frequencies, model.attention_scale, rows_at)
             k = turned(k, model.frequencies, model.attention_scale, rows_at)
+        biases = (alibi_each(model.alibi_slopes[h], positions, spans)
+                  if model.alibi_slopes is not None else [None] * len(spans))
         head_weights, head_outputs = [], []
-        for (start, stop), mask, pos in zip(spans, masks, positions):  # sequence by sequence
-            bias = (alibi_at(model.alibi_slopes[h], pos, pos, stop - start)
-                    if model.alibi_slopes is not None else None)  # ALiBi: -m_h |i - j|
+        for (start, stop), mask, bias in zip(spans, masks, biases):  # sequence by sequence
             attention = scaled_dot_product_attention(
                 q[start:stop], k[start:stop], v[start:stop], causal=model.causal, bias=bias,
                 mask=mask)  # a hidden key: weight 0
