@@ -114,9 +114,10 @@ def alibi_at(slope: float, query_positions: Sequence[int] | None,
 
 
 def alibi_each(slope: float, positions: Sequence[Sequence[int] | None],
-               spans: Sequence[tuple[int, int]]) -> list[Matrix]:
+               spans: Sequence[tuple[int, int]], *, causal: bool = False) -> list[Matrix]:
     """One head's ALiBi bias for every sequence of a batch (alibi_at): the sequences at
-    positions 0 .. n-1 share one bias per length n, built once."""
+    positions 0 .. n-1 share one bias per length n, built once. causal=True: for those,
+    chapter 6's causal bias, -inf after the query (the causal mask inside it)."""
     shared: dict[int, Matrix] = {}  # n -> alibi_bias(n, slope): the same for all of them
     biases = []
     for (start, stop), pos in zip(spans, positions):
@@ -125,7 +126,7 @@ def alibi_each(slope: float, positions: Sequence[Sequence[int] | None],
             biases.append(alibi_at(slope, pos, pos, n))
             continue
         if n not in shared:
-            shared[n] = alibi_at(slope, None, None, n)
+            shared[n] = alibi_bias(n, slope, causal=causal)  # -m |i - j|, or -inf for j > i
         biases.append(shared[n])
     return biases
 
@@ -149,15 +150,13 @@ class HeadSettings(Protocol):
 
 @dataclass(frozen=True)
 class HeadsPass:
-    """The heads of a batch, forward: what the backward pass reads, per head h.
-
-    Sequence b's rows are rows spans[b][0] .. spans[b][1] - 1 of q[h], k[h], v[h].
-    """
+    """The heads of a batch, forward: what the backward pass reads, per head h and
+    sequence b (rows spans[b][0] .. spans[b][1] - 1 of the batch)."""
 
     spans: list[tuple[int, int]]  # where each sequence's rows sit, start .. stop - 1
-    q: list[Matrix]  # (N, head_dim): every sequence's rows, turned by RoPE if the model uses it
-    k: list[Matrix]
-    v: list[Matrix]
+    q: list[list[Matrix]]  # q[h][b]: (n, head_dim), turned by RoPE if the model uses it
+    k: list[list[Matrix]]
+    v: list[list[Matrix]]
     weights: list[list[Matrix]]  # weights[h][b]: (n, n), head h of sequence b
     output: Matrix  # (N, d_model): the heads' outputs side by side
 
@@ -169,6 +168,8 @@ def attend(model: HeadSettings, Q: Matrix, K: Matrix, V: Matrix, spans: list[tup
     another, -> the heads joined (N, d_model). Row r of the batch stands at rows_at[r]
     (RoPE turns it by that); positions[b] are sequence b's (None: 0 .. n-1)."""
     head_dim = model.head_dim
+    carried = (model.causal and model.alibi_slopes is not None
+               and all(mask is None for mask in masks))  # ALiBi's causal bias: -inf for j > i
     qs, ks, vs, weights, outputs = [], [], [], [], []
     for h in range(model.num_heads):  # head h: columns h*head_dim .. (h+1)*head_dim - 1
         q = columns(Q, h * head_dim, (h + 1) * head_dim)  # (N, head_dim)
@@ -177,18 +178,22 @@ def attend(model: HeadSettings, Q: Matrix, K: Matrix, V: Matrix, spans: list[tup
         if model.frequencies is not None:  # RoPE: turn pair i by pos * theta_i
             q = turned(q, model.frequencies, model.attention_scale, rows_at)
             k = turned(k, model.frequencies, model.attention_scale, rows_at)
-        biases = (alibi_each(model.alibi_slopes[h], positions, spans)
+        biases = (alibi_each(model.alibi_slopes[h], positions, spans, causal=carried)
                   if model.alibi_slopes is not None else [None] * len(spans))
-        head_weights, head_outputs = [], []
-        for (start, stop), mask, bias in zip(spans, masks, biases):  # sequence by sequence
+        head_q, head_k, head_v, head_weights, head_outputs = [], [], [], [], []
+        for (start, stop), mask, bias, pos in zip(spans, masks, biases, positions):
+            q_b, k_b, v_b = q[start:stop], k[start:stop], v[start:stop]  # sequence b's rows
+            causal = model.causal and not (carried and pos is None)  # the mask added once
             attention = scaled_dot_product_attention(
-                q[start:stop], k[start:stop], v[start:stop], causal=model.causal, bias=bias,
-                mask=mask)  # a hidden key: weight 0
+                q_b, k_b, v_b, causal=causal, bias=bias, mask=mask)  # a hidden key: weight 0
+            head_q.append(q_b)
+            head_k.append(k_b)
+            head_v.append(v_b)
             head_weights.append(attention.weights)
             head_outputs.append(attention.output)
-        qs.append(q)
-        ks.append(k)
-        vs.append(v)
+        qs.append(head_q)
+        ks.append(head_k)
+        vs.append(head_v)
         weights.append(head_weights)
         outputs.append(stack(head_outputs))  # (N, head_dim)
     return HeadsPass(spans, qs, ks, vs, weights, side_by_side(outputs))
@@ -202,8 +207,8 @@ def attend_backward(model: HeadSettings, passed: HeadsPass, d_output: Matrix,
     for h in range(model.num_heads):
         d_out = columns(d_output, h * head_dim, (h + 1) * head_dim)  # head h's columns
         d_q_rows, d_k_rows, d_v_rows = [], [], []
-        for (start, stop), w in zip(passed.spans, passed.weights[h]):  # sequence by sequence
-            q, k, v = passed.q[h][start:stop], passed.k[h][start:stop], passed.v[h][start:stop]
+        for b, (start, stop) in enumerate(passed.spans):  # sequence by sequence
+            q, k, v, w = passed.q[h][b], passed.k[h][b], passed.v[h][b], passed.weights[h][b]
             d_w, d_v = matmul_backward(w, v, d_out[start:stop])  # out = weights v
             d_scores = softmax_backward(w, d_w)  # masks and ALiBi are constants: no gradient
             d_scaled = d_scores / math.sqrt(head_dim)  # scores = (q k^T) / sqrt(head_dim)
