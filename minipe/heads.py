@@ -17,9 +17,10 @@ A mask (padding, documents) hides keys as chapter 4's `mask=` does: weight 0,
 and a query that may see no key outputs zeros.
 
 `attend` runs the heads of a batch forward, `attend_backward` takes them back
-(minipe/passes.py chains them): each head's q, k and v are cut from the rows of
-every sequence at once and RoPE turns them at once, then attention runs
-sequence by sequence. The smaller pieces serve generation with a cache too
+(minipe/passes.py chains them): RoPE turns q and k of every sequence and every
+head at once (head by head when it is partial), each head's q, k and v are cut
+from the rows of every sequence at once, then attention runs sequence by
+sequence, one ALiBi bias per head and length. The smaller pieces serve generation with a cache too
 (minipe/generation.py). All trust their arguments: TinyModel's door has
 checked them.
 
@@ -103,6 +104,15 @@ def turned_back(d_x: Matrix, frequencies: Vector, scale: float,
     return side_by_side([d_part, columns(d_x, rotary_dims, len(d_x.rows[0]))])
 
 
+def every_head(frequencies: Vector | None, head_dim: int, num_heads: int) -> Vector | None:
+    """RoPE's theta_i once for each head, [theta | theta | ...], when RoPE turns all of a
+    head's columns: then q and k (N, d_model) turn at once, every head's pair i by
+    pos * theta_i, before they are cut. None: no RoPE, or a partial one (head by head)."""
+    if frequencies is None or 2 * len(frequencies) != head_dim:
+        return None
+    return Vector(list(frequencies) * num_heads)  # (d_model / 2,): pair i of head h: theta_i
+
+
 def alibi_at(slope: float, query_positions: Sequence[int] | None,
              key_positions: Sequence[int] | None, n: int) -> Matrix:
     """ALiBi's bias for one head: -m |pos_i - pos_j| for query i and key j (n x n when the
@@ -170,12 +180,16 @@ def attend(model: HeadSettings, Q: Matrix, K: Matrix, V: Matrix, spans: list[tup
     head_dim = model.head_dim
     carried = (model.causal and model.alibi_slopes is not None
                and all(mask is None for mask in masks))  # ALiBi's causal bias: -inf for j > i
+    whole = every_head(model.frequencies, head_dim, model.num_heads)
+    if whole is not None:  # RoPE: turn pair i of every head by pos * theta_i, all at once
+        Q = turned(Q, whole, model.attention_scale, rows_at)
+        K = turned(K, whole, model.attention_scale, rows_at)
     qs, ks, vs, weights, outputs = [], [], [], [], []
     for h in range(model.num_heads):  # head h: columns h*head_dim .. (h+1)*head_dim - 1
         q = columns(Q, h * head_dim, (h + 1) * head_dim)  # (N, head_dim)
         k = columns(K, h * head_dim, (h + 1) * head_dim)
         v = columns(V, h * head_dim, (h + 1) * head_dim)
-        if model.frequencies is not None:  # RoPE: turn pair i by pos * theta_i
+        if model.frequencies is not None and whole is None:  # partial RoPE: head by head
             q = turned(q, model.frequencies, model.attention_scale, rows_at)
             k = turned(k, model.frequencies, model.attention_scale, rows_at)
         biases = (alibi_each(model.alibi_slopes[h], positions, spans, causal=carried)
@@ -203,6 +217,7 @@ def attend_backward(model: HeadSettings, passed: HeadsPass, d_output: Matrix,
                     rows_at: Sequence[int]) -> tuple[Matrix, Matrix, Matrix]:
     """`attend` backwards: dloss/d(output) (N, d_model) -> dQ, dK, dV (N, d_model) each."""
     head_dim = model.head_dim
+    whole = every_head(model.frequencies, head_dim, model.num_heads)
     d_qs, d_ks, d_vs = [], [], []
     for h in range(model.num_heads):
         d_out = columns(d_output, h * head_dim, (h + 1) * head_dim)  # head h's columns
@@ -218,10 +233,14 @@ def attend_backward(model: HeadSettings, passed: HeadsPass, d_output: Matrix,
             d_k_rows.append(d_k)
             d_v_rows.append(d_v)
         d_q, d_k = stack(d_q_rows), stack(d_k_rows)  # (N, head_dim)
-        if model.frequencies is not None:  # q and k were turned: turn dq, dk back
+        if model.frequencies is not None and whole is None:  # partial RoPE: turn back
             d_q = turned_back(d_q, model.frequencies, model.attention_scale, rows_at)
             d_k = turned_back(d_k, model.frequencies, model.attention_scale, rows_at)
         d_qs.append(d_q)
         d_ks.append(d_k)
         d_vs.append(stack(d_v_rows))
-    return side_by_side(d_qs), side_by_side(d_ks), side_by_side(d_vs)  # the heads were cut
+    d_Q, d_K = side_by_side(d_qs), side_by_side(d_ks)  # the heads were cut: (N, d_model)
+    if whole is not None:  # q and k were turned at once: turn dq, dk back at once
+        d_Q = turned_back(d_Q, whole, model.attention_scale, rows_at)
+        d_K = turned_back(d_K, whole, model.attention_scale, rows_at)
+    return d_Q, d_K, side_by_side(d_vs)
