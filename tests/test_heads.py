@@ -15,8 +15,8 @@ import random
 
 import pytest
 
-from minipe import Batch, Matrix, TinyModel, allclose
-from minipe.heads import alibi_each
+from minipe import Batch, Matrix, TinyModel, Vector, allclose
+from minipe.heads import alibi_each, every_head
 
 KINDS = ("none", "learned", "sinusoidal", "rope", "alibi")
 Table = list[list[float]]
@@ -250,3 +250,11 @@ def test_alibi_each_builds_one_bias_per_length_and_reads_given_positions() -> No
     # positions given: -m |pos_i - pos_j| over them, never -inf (attention adds the mask)
     assert given[0].tolist() == [[0.0, -1.0], [-1.0, 0.0]]
     assert given[1].tolist() == [[0.0, -math.inf], [-0.25, 0.0]]
+
+
+def test_every_head_repeats_theta_only_when_rope_turns_whole_heads() -> None:
+    thetas = Vector([1.0, 0.01])  # one head of 4 columns: pairs (0, 1) and (2, 3)
+    # two heads of 4: head h's pair i is pair 2h + i of d_model, turned by theta_i
+    assert every_head(thetas, 4, 2) == Vector([1.0, 0.01, 1.0, 0.01])
+    assert every_head(thetas, 8, 2) is None  # partial: 4 of 8 columns, head by head
+    assert every_head(None, 4, 2) is None  # no RoPE
