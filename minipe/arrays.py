@@ -174,7 +174,7 @@ class Matrix:
     @property
     def T(self) -> Matrix:
         """The transpose: row j of m.T is column j of m (its numbers, checked when m was built)."""
-        return self._picked(list(zip(*self.rows)))  # (cols, rows)
+        return self._picked(tuple(zip(*self.rows)))  # (cols, rows)
 
     @overload
     def __matmul__(self, other: Matrix) -> Matrix: ...
@@ -185,11 +185,11 @@ class Matrix:
         if not isinstance(other, (Matrix, Vector)):
             raise TypeError(f"@ needs a Matrix or a Vector on the right, "
                             f"got {type(other).__name__}")
-        if len(other) != self.shape[1]:
+        if len(other) != len(self.rows[0]):  # k: the columns of self, the rows of other
             raise ShapeError(matmul_message(self.shape, other.shape))
         if isinstance(other, Vector):
             return Vector(dots(other.values, self.rows))  # (n,): row i . the column
-        if len(self) * len(other.rows[0]) > MAX_NUMBERS:  # (n, 1) @ (1, m) can be huge
+        if len(self.rows) * len(other.rows[0]) > MAX_NUMBERS:  # (n, 1) @ (1, m) can be huge
             check_table_size(len(self) * len(other.rows[0]), f"{self.shape} @ {other.shape}")
         columns = list(zip(*other.rows))  # (m, k): column j of other
         return Matrix([dots(row, columns)  # row i . column j, for every j

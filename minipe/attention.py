@@ -34,6 +34,7 @@ Left out: dropout, the output projection; several heads and training are chapter
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import sys
@@ -87,16 +88,16 @@ def softmax(values: Iterable[float]) -> Vector:
     x = values if isinstance(values, Vector) else list(values)
     if not x:
         raise ValueError("softmax needs at least one value, got none")
-    return _softmax(Vector(x))
+    return Vector(_softmax(Vector(x)))
 
 
-def _softmax(x: Iterable[float], row: int | None = None) -> Vector:
+def _softmax(x: Iterable[float], row: int | None = None) -> list[float]:
     m = max(x)
     if math.isinf(m):  # +inf, or -inf everywhere: exp(x_j - m) would be NaN
         raise ValueError(_no_weights(m, row))
     exps = [math.exp(x_j - m) for x_j in x]  # exp(-inf) == 0.0: masked weights vanish
     total = sum(exps)
-    return Vector([e / total for e in exps])
+    return [e / total for e in exps]  # a row of weights (attention's rows: one Matrix)
 
 
 def _no_weights(m: float, row: int | None) -> str:
@@ -139,6 +140,11 @@ def causal_mask(n: int) -> Matrix:
     """
     checked_size(n, "n")
     check_table_size(n * n, f"causal_mask({n})")
+    return _causal_mask(n)
+
+
+@functools.lru_cache(maxsize=1)  # built once per size: a training step asks for one size
+def _causal_mask(n: int) -> Matrix:  # (n, n); immutable, so one Matrix serves every call
     return Matrix([[0.0 if j <= i else -math.inf for j in range(n)] for i in range(n)])
 
 

@@ -17,9 +17,10 @@ A mask (padding, documents) hides keys as chapter 4's `mask=` does: weight 0,
 and a query that may see no key outputs zeros.
 
 `attend` runs the heads of a batch forward, `attend_backward` takes them back
-(minipe/passes.py chains them): each head's q, k and v are cut from the rows of
-every sequence at once and RoPE turns them at once, then attention runs
-sequence by sequence. The smaller pieces serve generation with a cache too
+(minipe/passes.py chains them): RoPE turns q and k of every sequence and every
+head at once (head by head when it is partial), each head's q, k and v are cut
+from the rows of every sequence at once, then attention runs sequence by
+sequence, one ALiBi bias per head and length. The smaller pieces serve generation with a cache too
 (minipe/generation.py). All trust their arguments: TinyModel's door has
 checked them.
 
@@ -103,6 +104,15 @@ def turned_back(d_x: Matrix, frequencies: Vector, scale: float,
     return side_by_side([d_part, columns(d_x, rotary_dims, len(d_x.rows[0]))])
 
 
+def every_head(frequencies: Vector | None, head_dim: int, num_heads: int) -> Vector | None:
+    """RoPE's theta_i once for each head, [theta | theta | ...], when RoPE turns all of a
+    head's columns: then q and k (N, d_model) turn at once, every head's pair i by
+    pos * theta_i, before they are cut. None: no RoPE, or a partial one (head by head)."""
+    if frequencies is None or 2 * len(frequencies) != head_dim:
+        return None
+    return Vector(list(frequencies) * num_heads)  # (d_model / 2,): pair i of head h: theta_i
+
+
 def alibi_at(slope: float, query_positions: Sequence[int] | None,
              key_positions: Sequence[int] | None, n: int) -> Matrix:
     """ALiBi's bias for one head: -m |pos_i - pos_j| for query i and key j (n x n when the
@@ -111,6 +121,24 @@ def alibi_at(slope: float, query_positions: Sequence[int] | None,
         return alibi_bias(n, slope, causal=False)
     return Matrix([[0.0 - slope * abs(pos_i - pos_j) for pos_j in key_positions]
                    for pos_i in query_positions])  # 0.0 - ...: no -0.0, as alibi_bias
+
+
+def alibi_each(slope: float, positions: Sequence[Sequence[int] | None],
+               spans: Sequence[tuple[int, int]], *, causal: bool = False) -> list[Matrix]:
+    """One head's ALiBi bias for every sequence of a batch (alibi_at): the sequences at
+    positions 0 .. n-1 share one bias per length n, built once. causal=True: for those,
+    chapter 6's causal bias, -inf after the query (the causal mask inside it)."""
+    shared: dict[int, Matrix] = {}  # n -> alibi_bias(n, slope): the same for all of them
+    biases = []
+    for (start, stop), pos in zip(spans, positions):
+        n = stop - start
+        if pos is not None:  # position_ids: this sequence's own
+            biases.append(alibi_at(slope, pos, pos, n))
+            continue
+        if n not in shared:
+            shared[n] = alibi_bias(n, slope, causal=causal)  # -m |i - j|, or -inf for j > i
+        biases.append(shared[n])
+    return biases
 
 
 class HeadSettings(Protocol):
@@ -132,15 +160,13 @@ class HeadSettings(Protocol):
 
 @dataclass(frozen=True)
 class HeadsPass:
-    """The heads of a batch, forward: what the backward pass reads, per head h.
-
-    Sequence b's rows are rows spans[b][0] .. spans[b][1] - 1 of q[h], k[h], v[h].
-    """
+    """The heads of a batch, forward: what the backward pass reads, per head h and
+    sequence b (rows spans[b][0] .. spans[b][1] - 1 of the batch)."""
 
     spans: list[tuple[int, int]]  # where each sequence's rows sit, start .. stop - 1
-    q: list[Matrix]  # (N, head_dim): every sequence's rows, turned by RoPE if the model uses it
-    k: list[Matrix]
-    v: list[Matrix]
+    q: list[list[Matrix]]  # q[h][b]: (n, head_dim), turned by RoPE if the model uses it
+    k: list[list[Matrix]]
+    v: list[list[Matrix]]
     weights: list[list[Matrix]]  # weights[h][b]: (n, n), head h of sequence b
     output: Matrix  # (N, d_model): the heads' outputs side by side
 
@@ -152,26 +178,36 @@ def attend(model: HeadSettings, Q: Matrix, K: Matrix, V: Matrix, spans: list[tup
     another, -> the heads joined (N, d_model). Row r of the batch stands at rows_at[r]
     (RoPE turns it by that); positions[b] are sequence b's (None: 0 .. n-1)."""
     head_dim = model.head_dim
+    carried = (model.causal and model.alibi_slopes is not None
+               and all(mask is None for mask in masks))  # ALiBi's causal bias: -inf for j > i
+    whole = every_head(model.frequencies, head_dim, model.num_heads)
+    if whole is not None:  # RoPE: turn pair i of every head by pos * theta_i, all at once
+        Q = turned(Q, whole, model.attention_scale, rows_at)
+        K = turned(K, whole, model.attention_scale, rows_at)
     qs, ks, vs, weights, outputs = [], [], [], [], []
     for h in range(model.num_heads):  # head h: columns h*head_dim .. (h+1)*head_dim - 1
         q = columns(Q, h * head_dim, (h + 1) * head_dim)  # (N, head_dim)
         k = columns(K, h * head_dim, (h + 1) * head_dim)
         v = columns(V, h * head_dim, (h + 1) * head_dim)
-        if model.frequencies is not None:  # RoPE: turn pair i by pos * theta_i
+        if model.frequencies is not None and whole is None:  # partial RoPE: head by head
             q = turned(q, model.frequencies, model.attention_scale, rows_at)
             k = turned(k, model.frequencies, model.attention_scale, rows_at)
-        head_weights, head_outputs = [], []
-        for (start, stop), mask, pos in zip(spans, masks, positions):  # sequence by sequence
-            bias = (alibi_at(model.alibi_slopes[h], pos, pos, stop - start)
-                    if model.alibi_slopes is not None else None)  # ALiBi: -m_h |i - j|
+        biases = (alibi_each(model.alibi_slopes[h], positions, spans, causal=carried)
+                  if model.alibi_slopes is not None else [None] * len(spans))
+        head_q, head_k, head_v, head_weights, head_outputs = [], [], [], [], []
+        for (start, stop), mask, bias, pos in zip(spans, masks, biases, positions):
+            q_b, k_b, v_b = q[start:stop], k[start:stop], v[start:stop]  # sequence b's rows
+            causal = model.causal and not (carried and pos is None)  # the mask added once
             attention = scaled_dot_product_attention(
-                q[start:stop], k[start:stop], v[start:stop], causal=model.causal, bias=bias,
-                mask=mask)  # a hidden key: weight 0
+                q_b, k_b, v_b, causal=causal, bias=bias, mask=mask)  # a hidden key: weight 0
+            head_q.append(q_b)
+            head_k.append(k_b)
+            head_v.append(v_b)
             head_weights.append(attention.weights)
             head_outputs.append(attention.output)
-        qs.append(q)
-        ks.append(k)
-        vs.append(v)
+        qs.append(head_q)
+        ks.append(head_k)
+        vs.append(head_v)
         weights.append(head_weights)
         outputs.append(stack(head_outputs))  # (N, head_dim)
     return HeadsPass(spans, qs, ks, vs, weights, side_by_side(outputs))
@@ -181,12 +217,13 @@ def attend_backward(model: HeadSettings, passed: HeadsPass, d_output: Matrix,
                     rows_at: Sequence[int]) -> tuple[Matrix, Matrix, Matrix]:
     """`attend` backwards: dloss/d(output) (N, d_model) -> dQ, dK, dV (N, d_model) each."""
     head_dim = model.head_dim
+    whole = every_head(model.frequencies, head_dim, model.num_heads)
     d_qs, d_ks, d_vs = [], [], []
     for h in range(model.num_heads):
         d_out = columns(d_output, h * head_dim, (h + 1) * head_dim)  # head h's columns
         d_q_rows, d_k_rows, d_v_rows = [], [], []
-        for (start, stop), w in zip(passed.spans, passed.weights[h]):  # sequence by sequence
-            q, k, v = passed.q[h][start:stop], passed.k[h][start:stop], passed.v[h][start:stop]
+        for b, (start, stop) in enumerate(passed.spans):  # sequence by sequence
+            q, k, v, w = passed.q[h][b], passed.k[h][b], passed.v[h][b], passed.weights[h][b]
             d_w, d_v = matmul_backward(w, v, d_out[start:stop])  # out = weights v
             d_scores = softmax_backward(w, d_w)  # masks and ALiBi are constants: no gradient
             d_scaled = d_scores / math.sqrt(head_dim)  # scores = (q k^T) / sqrt(head_dim)
@@ -196,10 +233,14 @@ def attend_backward(model: HeadSettings, passed: HeadsPass, d_output: Matrix,
             d_k_rows.append(d_k)
             d_v_rows.append(d_v)
         d_q, d_k = stack(d_q_rows), stack(d_k_rows)  # (N, head_dim)
-        if model.frequencies is not None:  # q and k were turned: turn dq, dk back
+        if model.frequencies is not None and whole is None:  # partial RoPE: turn back
             d_q = turned_back(d_q, model.frequencies, model.attention_scale, rows_at)
             d_k = turned_back(d_k, model.frequencies, model.attention_scale, rows_at)
         d_qs.append(d_q)
         d_ks.append(d_k)
         d_vs.append(stack(d_v_rows))
-    return side_by_side(d_qs), side_by_side(d_ks), side_by_side(d_vs)  # the heads were cut
+    d_Q, d_K = side_by_side(d_qs), side_by_side(d_ks)  # the heads were cut: (N, d_model)
+    if whole is not None:  # q and k were turned at once: turn dq, dk back at once
+        d_Q = turned_back(d_Q, whole, model.attention_scale, rows_at)
+        d_K = turned_back(d_K, whole, model.attention_scale, rows_at)
+    return d_Q, d_K, side_by_side(d_vs)

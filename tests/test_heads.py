@@ -15,7 +15,8 @@ import random
 
 import pytest
 
-from minipe import Batch, Matrix, TinyModel, allclose
+from minipe import Batch, Matrix, TinyModel, Vector, allclose
+from minipe.heads import alibi_each, every_head
 
 KINDS = ("none", "learned", "sinusoidal", "rope", "alibi")
 Table = list[list[float]]
@@ -246,3 +247,25 @@ def test_random_masks_and_positions_against_the_naive_forward() -> None:
         table = [[j == 0 or rng.random() < 0.6 for j in range(n)] for _ in range(n)]
         assert allclose(model.logits(ids, attention_mask=table, position_ids=pos),
                         _naive_logits(model, ids, pos, table), rel_tol=1e-11), trial
+
+
+def test_alibi_each_builds_one_bias_per_length_and_reads_given_positions() -> None:
+    spans = [(0, 3), (3, 6), (6, 8)]  # two sequences of 3 tokens, one of 2
+    biases = alibi_each(0.5, [None, None, None], spans, causal=True)
+    assert biases[0] is biases[1]  # one length, one bias: built once
+    # -m |i - j| with m = 1/2 for j <= i, -inf after the query (causal), written by hand
+    assert biases[0].tolist() == [[0.0, -math.inf, -math.inf], [-0.5, 0.0, -math.inf],
+                                  [-1.0, -0.5, 0.0]]
+    assert biases[2].tolist() == [[0.0, -math.inf], [-0.5, 0.0]]
+    given = alibi_each(0.25, [[0, 4], None], [(0, 2), (2, 4)], causal=True)
+    # positions given: -m |pos_i - pos_j| over them, never -inf (attention adds the mask)
+    assert given[0].tolist() == [[0.0, -1.0], [-1.0, 0.0]]
+    assert given[1].tolist() == [[0.0, -math.inf], [-0.25, 0.0]]
+
+
+def test_every_head_repeats_theta_only_when_rope_turns_whole_heads() -> None:
+    thetas = Vector([1.0, 0.01])  # one head of 4 columns: pairs (0, 1) and (2, 3)
+    # two heads of 4: head h's pair i is pair 2h + i of d_model, turned by theta_i
+    assert every_head(thetas, 4, 2) == Vector([1.0, 0.01, 1.0, 0.01])
+    assert every_head(thetas, 8, 2) is None  # partial: 4 of 8 columns, head by head
+    assert every_head(None, 4, 2) is None  # no RoPE
