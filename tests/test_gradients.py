@@ -97,42 +97,34 @@ def test_softmax_backward_against_finite_differences() -> None:
     assert all(abs(sum(row)) < 1e-15 for row in d_s.tolist())
 
 
+def _turned(x: Table, thetas: list[float], scale: float, positions: list[int]) -> Table:
+    """RoPE written naively, for the finite differences: pair i of row r turned by
+    positions[r] * theta_i, times scale."""
+    out = []
+    for pos, row in zip(positions, x):
+        new = list(row)
+        for i, theta in enumerate(thetas):
+            a = pos * theta
+            new[2 * i] = scale * (row[2 * i] * math.cos(a) - row[2 * i + 1] * math.sin(a))
+            new[2 * i + 1] = scale * (row[2 * i] * math.sin(a) + row[2 * i + 1] * math.cos(a))
+        out.append(new)
+    return out
+
+
 def test_rotary_backward_turns_back_against_finite_differences() -> None:
     thetas, scale = [0.7, 0.05], 1.3
     x, R = _random(4, 4, seed=7), _random(4, 4, seed=8)
-
-    def turned(x: Table) -> Table:  # pair i of row pos turned by pos * theta_i, times scale
-        out = []
-        for pos, row in enumerate(x):
-            new = list(row)
-            for i, theta in enumerate(thetas):
-                a = pos * theta
-                new[2 * i] = scale * (row[2 * i] * math.cos(a) - row[2 * i + 1] * math.sin(a))
-                new[2 * i + 1] = scale * (row[2 * i] * math.sin(a) + row[2 * i + 1] * math.cos(a))
-            out.append(new)
-        return out
-
-    _close(rotary_backward(Matrix(R), thetas, scale), _slopes(lambda x: _dot(turned(x), R), x))
+    rows_at = [0, 1, 2, 3]  # row r at position r
+    expected = _slopes(lambda x: _dot(_turned(x, thetas, scale, rows_at), R), x)
+    _close(rotary_backward(Matrix(R), thetas, scale), expected)
 
 
 def test_rotary_backward_at_given_positions_against_finite_differences() -> None:
     # rows at positions 5, 0, 5, 2 (a packed batch's position_ids: repeated, out of order)
     thetas, scale, positions = [0.7, 0.05], 1.3, [5, 0, 5, 2]
     x, R = _random(4, 4, seed=17), _random(4, 4, seed=18)
-
-    def turned(x: Table) -> Table:  # pair i of row r turned by positions[r] * theta_i, times scale
-        out = []
-        for pos, row in zip(positions, x):
-            new = list(row)
-            for i, theta in enumerate(thetas):
-                a = pos * theta
-                new[2 * i] = scale * (row[2 * i] * math.cos(a) - row[2 * i + 1] * math.sin(a))
-                new[2 * i + 1] = scale * (row[2 * i] * math.sin(a) + row[2 * i + 1] * math.cos(a))
-            out.append(new)
-        return out
-
     got = rotary_backward(Matrix(R), thetas, scale, positions=positions)
-    _close(got, _slopes(lambda x: _dot(turned(x), R), x))
+    _close(got, _slopes(lambda x: _dot(_turned(x, thetas, scale, positions), R), x))
     with pytest.raises(ShapeError, match="4 rows but there are 3 positions"):
         rotary_backward(Matrix(R), thetas, scale, positions=[0, 1, 2])
 
