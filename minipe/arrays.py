@@ -18,10 +18,13 @@ many values are floats, and the sum, which is NaN if any of them is; rows
 that are Vectors were checked when they were built, so only their widths are
 compared); only rows that fail it are read number by number, to say which
 one (the checks and their sentences: minipe/array_checks.py).
-Four Matrices are made without reading their numbers again: `m.take(ids)`
-and `m[a:b]` pick rows of m, `m.T` turns its columns into rows and
-`Matrix.concatenate` joins matrices, numbers checked when each was built
-(only the IDs, the slice and the shapes are checked).
+Two kinds of results skip a look that could not fail. The numbers that the
+operators compute (`+`, `-`, `*`, `/` and `@` of checked arrays) are floats
+combined with floats, which are floats, so only the NaN look is made (inf - inf
+is NaN). And four Matrices are made without reading their numbers again:
+`m.take(ids)` and `m[a:b]` pick rows of m, `m.T` turns its columns into rows and
+`Matrix.concatenate` joins matrices, numbers checked when each was built (only
+the IDs, the slice and the shapes are checked).
 
 The operators return new objects, and their types follow the shapes:
 
@@ -167,9 +170,7 @@ class Matrix:
     def _picked(self, rows: Sequence[tuple[float, ...]]) -> Matrix:
         """A Matrix of checked numbers (take, m[a:b], m.T, concatenate), not Matrix(rows): a
         second look at them would find what the first found when they were built."""
-        picked = object.__new__(Matrix)
-        object.__setattr__(picked, "rows", tuple(rows))
-        return picked
+        return _holding(tuple(rows))
 
     @property
     def T(self) -> Matrix:
@@ -192,8 +193,8 @@ class Matrix:
         if len(self.rows) * len(other.rows[0]) > MAX_NUMBERS:  # (n, 1) @ (1, m) can be huge
             check_table_size(len(self) * len(other.rows[0]), f"{self.shape} @ {other.shape}")
         columns = list(zip(*other.rows))  # (m, k): column j of other
-        return Matrix([dots(row, columns)  # row i . column j, for every j
-                       for row in self.rows])  # (n, m)
+        return _computed([dots(row, columns)  # row i . column j, for every j
+                          for row in self.rows])  # (n, m)
 
     def __rmatmul__(self, other: Vector) -> Vector:
         """v @ m, v of shape (n,), m of shape (n, d) -> (d,): one token through a weight."""
@@ -205,33 +206,35 @@ class Matrix:
 
     def __add__(self, other: Number | Array) -> Matrix:
         if isinstance(other, Matrix) and other.shape == self.shape:  # nothing to broadcast
-            return Matrix([list(map(operator.add, a, b)) for a, b in zip(self.rows, other.rows)])
+            return _computed([tuple(map(operator.add, a, b))
+                              for a, b in zip(self.rows, other.rows)])
         if has_three_axes(other):
             return NotImplemented  # a Batch answers, in Batch.__radd__
-        return Matrix(broadcast(operator.add, self, other, "add"))
+        return _computed(broadcast(operator.add, self, other, "add"))
 
     def __sub__(self, other: Number | Array) -> Matrix:
         if isinstance(other, Matrix) and other.shape == self.shape:  # nothing to broadcast
-            return Matrix([list(map(operator.sub, a, b)) for a, b in zip(self.rows, other.rows)])
+            return _computed([tuple(map(operator.sub, a, b))
+                              for a, b in zip(self.rows, other.rows)])
         if has_three_axes(other):
             return NotImplemented  # a Batch answers, in Batch.__rsub__
-        return Matrix(broadcast(operator.sub, self, other, "subtract"))
+        return _computed(broadcast(operator.sub, self, other, "subtract"))
 
     def __radd__(self, other: Number | Vector) -> Matrix:
-        return Matrix(broadcast(operator.add, other, self, "add"))  # other + m
+        return _computed(broadcast(operator.add, other, self, "add"))  # other + m
 
     def __rsub__(self, other: Number | Vector) -> Matrix:
-        return Matrix(broadcast(operator.sub, other, self, "subtract"))  # other - m
+        return _computed(broadcast(operator.sub, other, self, "subtract"))  # other - m
 
     def __mul__(self, factor: Number) -> Matrix:
         number = checked_factor(self, factor, "*")
-        return Matrix([[x * number for x in row] for row in self.rows])
+        return _computed([[x * number for x in row] for row in self.rows])
 
     __rmul__ = __mul__
 
     def __truediv__(self, factor: Number) -> Matrix:
         number = checked_factor(self, factor, "/")
-        return Matrix([[x / number for x in row] for row in self.rows])
+        return _computed([[x / number for x in row] for row in self.rows])
 
     def __neg__(self) -> Matrix:
         return self * -1
@@ -289,6 +292,41 @@ def float_rows(rows: object) -> Rows | None:
 
 
 _LIST_OR_TUPLE = frozenset([list, tuple])
+
+
+
+def _computed(rows: Sequence[Sequence[float]]) -> Matrix:
+    """A Matrix of the numbers an operator computed from checked floats, checked for NaN.
+
+    Floats added, subtracted, multiplied or divided by floats, and their dot
+    products, are floats: the constructor's type look would find nothing, so
+    only its NaN look is made (inf - inf and inf * 0 are NaN). A NaN, or inf
+    and -inf in one row, sends the rows to the constructor, which says which
+    number is NaN (or finds none).
+    """
+    numbers = tuple(map(tuple, rows))  # (n, d): each row a tuple (a tuple is kept, not copied)
+    if isnan(sum(map(sum, numbers))):
+        return Matrix(numbers)  # the closer look: a sentence naming the NaN
+    return _holding(numbers)
+
+
+def computed_matrices(op: Callable[[float, float], float], a: object, b: object,
+                      verb: str) -> list[Matrix] | Nested:
+    """op(a, b), op being + or -, with three axes (a Batch's arithmetic, minipe/batch.py):
+    one Matrix per sequence, made as _computed makes them; if NaN is among the numbers, the
+    numbers themselves, for the Batch's constructor to name the sequence and the number."""
+    sequences = broadcast(op, a, b, verb)  # (b, n, d) as nested tuples
+    if isnan(sum([sum(map(sum, rows)) for rows in sequences])):
+        return sequences
+    return [_holding(rows) for rows in sequences]
+
+
+def _holding(numbers: Rows) -> Matrix:
+    """The Matrix that holds `numbers`, made without the constructor's look: only for
+    _picked's checked numbers and _computed's floats."""
+    matrix = object.__new__(Matrix)
+    object.__setattr__(matrix, "rows", numbers)
+    return matrix
 
 
 def nested(value: object, verb: str) -> tuple[Nested, tuple[int, ...]]:

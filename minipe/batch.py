@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Union
 
 from minipe.array_checks import checked_index
-from minipe.arrays import Matrix, Number, Vector, broadcast, has_three_axes, nested
+from minipe.arrays import Matrix, Number, Vector, computed_matrices, has_three_axes, nested
 from minipe.broadcast import ShapeError
 from minipe.checks import checked_number
 from minipe.display import edges, format_number, short_list
@@ -59,16 +59,16 @@ class Batch:
         return self.matrices[checked_index(index, len(self.matrices), "Batch")]
 
     def __add__(self, other: Number | Array) -> Batch:
-        return Batch(broadcast(operator.add, self, other, "add"))
+        return Batch(computed_matrices(operator.add, self, other, "add"))
 
     def __radd__(self, other: Number | Vector | Matrix) -> Batch:
-        return Batch(broadcast(operator.add, other, self, "add"))
+        return Batch(computed_matrices(operator.add, other, self, "add"))
 
     def __sub__(self, other: Number | Array) -> Batch:
-        return Batch(broadcast(operator.sub, self, other, "subtract"))
+        return Batch(computed_matrices(operator.sub, self, other, "subtract"))
 
     def __rsub__(self, other: Number | Vector | Matrix) -> Batch:
-        return Batch(broadcast(operator.sub, other, self, "subtract"))
+        return Batch(computed_matrices(operator.sub, other, self, "subtract"))
 
     def __mul__(self, factor: Number) -> Batch:
         return Batch([matrix * factor for matrix in self.matrices])

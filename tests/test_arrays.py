@@ -332,6 +332,27 @@ def test_no_array_ever_holds_nan() -> None:
     # infinities that do not cancel are fine: the sum check looks closer before it refuses
     assert (Vector([math.inf, -math.inf]) + 1).tolist() == [math.inf, -math.inf]
     assert (Matrix([[-math.inf, 1.0]]) * 2).tolist() == [[-math.inf, 2.0]]
+    # the operators' results are looked at for NaN only; a row of inf and -inf (sum NaN)
+    # is looked at closer, and let in, by Matrix and by Batch alike
+    assert (Matrix([[math.inf, 1.0]]) - Vector([0.0, math.inf])).tolist() == [
+        [math.inf, -math.inf]]
+    assert (Batch([[[math.inf, 1.0]]]) + Vector([0.0, -math.inf])).tolist() == [
+        [[math.inf, -math.inf]]]
+
+
+def test_operator_results_hold_floats_only() -> None:
+    # The operators skip the constructor's type look: floats combined with floats (or with
+    # an int operand, which IEEE arithmetic turns into a float) are floats. Checked here on
+    # every operator, with int operands where an operator takes a number.
+    m, v = Matrix([[1, 2], [3, 4]]), Vector([1, 2])
+    b = Batch([[[1, 2], [3, 4]]])
+    results = [m + m, m - m, m + v, v + m, m - v, v - m, m + 3, 3 - m, m * 2, 2 * m, m / 4,
+               -m, m @ m, m @ v, v @ m, m.T, b + m, m + b, b - m, m - b, b * 2, b / 2, b + 1]
+    for result in results:
+        numbers = result.tolist()
+        while numbers and isinstance(numbers[0], list):
+            numbers = [x for part in numbers for x in part]
+        assert numbers and all(type(x) is float for x in numbers), result
 
 
 def test_division_divides_each_number() -> None:
