@@ -346,10 +346,11 @@ def test_operator_results_hold_floats_only() -> None:
     # every operator, with int operands where an operator takes a number.
     m, v = Matrix([[1, 2], [3, 4]]), Vector([1, 2])
     b = Batch([[[1, 2], [3, 4]]])
-    results = [m + m, m - m, m + v, v + m, m - v, v - m, m + 3, 3 - m, m * 2, 2 * m, m / 4,
-               -m, m @ m, m @ v, v @ m, m.T, b + m, m + b, b - m, m - b, b * 2, b / 2, b + 1]
+    results: list[Vector | Matrix | Batch] = [
+        m + m, m - m, m + v, v + m, m - v, v - m, m + 3, 3 - m, m * 2, 2 * m, m / 4, -m,
+        m @ m, m @ v, v @ m, m.T, b + m, m + b, b - m, m - b, b * 2, b / 2, b + 1]
     for result in results:
-        numbers = result.tolist()
+        numbers: list[Any] = result.tolist()
         while numbers and isinstance(numbers[0], list):
             numbers = [x for part in numbers for x in part]
         assert numbers and all(type(x) is float for x in numbers), result
