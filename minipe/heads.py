@@ -18,14 +18,19 @@ and a query that may see no key outputs zeros.
 
 `attend` runs the heads of a batch forward, `attend_backward` takes them back
 (minipe/passes.py chains them): RoPE turns q and k of every sequence and every
-head at once (head by head when it is partial), each head's q, k and v are cut
-from the rows of every sequence at once, then attention runs sequence by
-sequence, one ALiBi bias per head and length. The smaller pieces serve generation with a cache too
-(minipe/generation.py). All trust their arguments: TinyModel's door has
-checked them.
+head at once (head by head when it is partial), the heads' q, k and v are cut
+from the rows of every sequence at once, then chapter 4's `attention_of_each`
+runs every head of a run of sequences of one length (the whole batch, when
+they are all as long) in one call, their score tables stacked: the scaling,
+the ALiBi bias, the masks and the softmax go once over all of them, and so do
+the softmax's rule and the 1/sqrt(head_dim) on the way back. The smaller
+pieces serve generation with a cache too (minipe/generation.py). All trust
+their arguments: TinyModel's door has checked them.
 
 >>> columns(Matrix([[1, 2, 3, 4]]), 2, 4)
 Matrix([[3.0, 4.0]], shape=(1, 2))
+>>> cut(Matrix([[1, 2, 3, 4]]), 2)
+[Matrix([[1.0, 2.0]], shape=(1, 2)), Matrix([[3.0, 4.0]], shape=(1, 2))]
 >>> side_by_side([Matrix([[1, 2]]), Matrix([[3, 4]])])
 Matrix([[1.0, 2.0, 3.0, 4.0]], shape=(1, 4))
 """
@@ -50,6 +55,16 @@ def columns(x: Matrix, start: int, stop: int) -> Matrix:
     if start == 0 and stop == len(x.rows[0]):
         return x  # one head: its block is the whole of q
     return x.T[start:stop].T  # (n, stop - start): rows start .. stop - 1 of x^T, turned back
+
+
+def cut(x: Matrix, head_dim: int) -> list[Matrix]:
+    """x's columns in blocks of head_dim, [x_0, x_1, ...]: block h is columns h*head_dim ..
+    (h+1)*head_dim - 1 (every head's, from one transpose of x; one head: x itself)."""
+    if head_dim == len(x.rows[0]):
+        return [x]
+    by_column = x.T  # (d, n): row c is column c of x
+    return [by_column[start:start + head_dim].T  # (n, head_dim)
+            for start in range(0, len(by_column), head_dim)]
 
 
 def side_by_side(blocks: Sequence[Matrix]) -> Matrix:
@@ -201,11 +216,8 @@ def attend(model: HeadSettings, Q: Matrix, K: Matrix, V: Matrix, spans: list[tup
     if whole is not None:  # RoPE: turn pair i of every head by pos * theta_i, all at once
         Q = turned(Q, whole, model.attention_scale, rows_at)
         K = turned(K, whole, model.attention_scale, rows_at)
-    qs, ks, vs, biases = [], [], [], []
-    for h in heads:  # head h: columns h*head_dim .. (h+1)*head_dim - 1
-        q = columns(Q, h * head_dim, (h + 1) * head_dim)  # (N, head_dim)
-        k = columns(K, h * head_dim, (h + 1) * head_dim)
-        v = columns(V, h * head_dim, (h + 1) * head_dim)
+    qs, ks, vs, biases = [], [], [], []  # head h: columns h*head_dim .. (h+1)*head_dim - 1
+    for h, q, k, v in zip(heads, cut(Q, head_dim), cut(K, head_dim), cut(V, head_dim)):
         if model.frequencies is not None and whole is None:  # partial RoPE: head by head
             q = turned(q, model.frequencies, model.attention_scale, rows_at)
             k = turned(k, model.frequencies, model.attention_scale, rows_at)
@@ -236,7 +248,7 @@ def attend_backward(model: HeadSettings, passed: HeadsPass, d_output: Matrix,
     """`attend` backwards: dloss/d(output) (N, d_model) -> dQ, dK, dV (N, d_model) each."""
     head_dim, heads, spans = model.head_dim, range(model.num_heads), passed.spans
     whole = every_head(model.frequencies, head_dim, model.num_heads)
-    d_out = [columns(d_output, h * head_dim, (h + 1) * head_dim) for h in heads]  # (N, hd)
+    d_out = cut(d_output, head_dim)  # d_out[h]: head h's columns, (N, head_dim)
     d_q: dict[tuple[int, int], Matrix] = {}  # d_q[h, b]: (n, head_dim), head h of sequence b
     d_k: dict[tuple[int, int], Matrix] = {}
     d_v: dict[tuple[int, int], Matrix] = {}

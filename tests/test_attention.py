@@ -465,3 +465,81 @@ def test_a_mask_matches_pytorchs_boolean_attn_mask() -> None:
     result = scaled_dot_product_attention(Matrix(case["q"]), Matrix(case["k"]), Matrix(case["v"]),
                                           causal=True, mask=case["mask"])
     assert allclose(result.output, case["output"], rel_tol=1e-12, abs_tol=1e-14)
+
+
+# --- several attentions at once: attention_of_each ----------------------------------------
+
+def naive_biased_attention(q: list[list[float]], k: list[list[float]], v: list[list[float]],
+                           bias: list[list[float]], may: list[list[bool]]
+                           ) -> tuple[list[list[float]], list[list[float]]]:
+    """Loops: score(i, j) = q_i . k_j / sqrt(d_k) + bias[i][j] over the keys query i may see."""
+    d_k = len(q[0])
+    outputs, weights = [], []
+    for i, q_row in enumerate(q):
+        exps = {j: math.exp(sum(q_row[c] * k[j][c] for c in range(d_k)) / math.sqrt(d_k)
+                            + bias[i][j]) for j in range(len(k)) if may[i][j]}
+        row = [exps[j] / sum(exps.values()) if j in exps else 0.0 for j in range(len(k))]
+        weights.append(row)
+        outputs.append([sum(row[j] * v[j][c] for j in range(len(v))) for c in range(len(v[0]))])
+    return outputs, weights
+
+
+def test_attention_of_each_stacks_what_the_loops_give_for_each() -> None:
+    from minipe.attention import attention_of_each
+    rng = random.Random(22)
+    queries = (2, 3, 1)  # three attentions of 2, 3 and 1 queries, each over 4 keys
+    qs = [_random_table(rng, n_q, 2) for n_q in queries]
+    ks = [_random_table(rng, 4, 2) for _ in queries]
+    vs = [_random_table(rng, 4, 3) for _ in queries]
+    biases = [_random_table(rng, n_q, 4) for n_q in queries]
+    masks = [[[rng.random() < 0.7 for _ in range(4)] for _ in range(n_q)] for n_q in queries]
+    masks[1][2] = [False] * 4  # a query that sees no key: zeros
+    result = attention_of_each([Matrix(q) for q in qs], [Matrix(k) for k in ks],
+                               [Matrix(v) for v in vs], biases=[Matrix(b) for b in biases],
+                               masks=masks)
+    assert result.output.shape == (6, 3) and result.weights.shape == (6, 4)
+    expected = [naive_biased_attention(q, k, v, b, m)
+                for q, k, v, b, m in zip(qs, ks, vs, biases, masks)]
+    outputs = [row for output, _ in expected for row in output]  # attention 0's rows first
+    weights = [row for _, weight in expected for row in weight]
+    assert allclose(result.output, outputs, rel_tol=1e-12, abs_tol=1e-15)
+    assert allclose(result.weights, weights, rel_tol=1e-12, abs_tol=0.0)
+    assert result.weights[4].tolist() == [0.0] * 4  # attention 1's query 2
+
+
+def test_attention_of_each_causal_hides_the_later_keys_of_each() -> None:
+    from minipe.attention import attention_of_each
+    rng = random.Random(5)
+    qs = [_random_table(rng, 3, 2) for _ in range(2)]
+    vs = [_random_table(rng, 3, 2) for _ in range(2)]
+    result = attention_of_each([Matrix(q) for q in qs], [Matrix(q) for q in qs],
+                               [Matrix(v) for v in vs], causal=True)
+    lower = [[j <= i for j in range(3)] for i in range(3)]  # query i sees keys 0 .. i
+    zero = [[0.0] * 3 for _ in range(3)]
+    for t in range(2):  # attention t: rows 3t .. 3t + 2
+        outputs, weights = naive_biased_attention(qs[t], qs[t], vs[t], zero, lower)
+        assert allclose(result.output[3 * t:3 * t + 3], outputs, rel_tol=1e-12, abs_tol=1e-15)
+        assert allclose(result.weights[3 * t:3 * t + 3], weights, rel_tol=1e-12, abs_tol=0.0)
+    assert result.scores[3][1] == -math.inf  # attention 1's query 0 may not see key 1
+
+
+def test_attention_of_each_mistakes() -> None:
+    from minipe.attention import attention_of_each
+    a, wide, long = Matrix.zeros(2, 3), Matrix.zeros(2, 4), Matrix.zeros(3, 3)
+    cases: list[tuple[dict[str, Any], type[Exception], str]] = [
+        (dict(qs=a, ks=[a], vs=[a]), TypeError, r"qs must be a non-empty list of Matrix, one "
+         r"per attention"),
+        (dict(qs=[a, a], ks=[a], vs=[a, a]), ValueError, r"qs, ks and vs must hold one entry "
+         r"per attention, 2 as qs does"),
+        (dict(qs=[a], ks=[a], vs=[a], biases=[a, a]), ValueError, r"biases must hold one entry"),
+        (dict(qs=[a, wide], ks=[a, wide], vs=[a, a]), ShapeError, r"attention 1 has q \(2, 4\), "
+         r"k \(2, 4\) and v \(2, 3\), attention 0 q \(2, 3\)"),
+        (dict(qs=[a, a], ks=[a, long], vs=[a, long]), ShapeError, r"the same d_k"),
+        (dict(qs=[a], ks=[a], vs=[a], biases=[Matrix.zeros(2, 3)]), ShapeError,
+         r"bias has shape \(2, 3\) but the scores have shape \(2, 2\)"),
+        (dict(qs=[a, Matrix([[1e200] * 3] * 2)], ks=[a, Matrix([[1e200] * 3] * 2)], vs=[a, a]),
+         ValueError, r"q and k hold numbers as large as 1e\+200"),
+    ]
+    for arguments, error, words in cases:
+        with pytest.raises(error, match=words):
+            attention_of_each(**arguments)
