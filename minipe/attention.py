@@ -198,10 +198,12 @@ def attention_of_each(
 def _attention(qs: Sequence[Matrix], ks: Sequence[Matrix], vs: Sequence[Matrix], causal: bool,
                biases: Sequence[Matrix] | None, masks: Sequence[BooleanTable] | None
                ) -> AttentionResult:
-    """The formula, for attention t = (qs[t], ks[t], vs[t]) of every t, stacked row after row
-    (one attention: its own tables). Trusts its arguments: the doors above checked them."""
+    """softmax(Q K^T / sqrt(d_k) + bias) V for attention t = (qs[t], ks[t], vs[t]) of every t,
+    the tables stacked row after row (one attention: its own tables, nothing stacked):
+    score(i, j) = q_i . k_j / sqrt(d_k), (n_q, n_k) for each. Trusts its arguments: the
+    doors above checked them."""
     d_k = len(qs[0].rows[0])
-    scores = _stacked([q @ k.T for q, k in zip(qs, ks)]) / math.sqrt(d_k)  # (n_q, n_k) each
+    scores = _stacked([q @ k.T for q, k in zip(qs, ks)]) / math.sqrt(d_k)  # q_i . k_j / sqrt
     if biases is not None:
         scores = scores + _stacked(biases)  # score(i, j) + B[i, j]: ALiBi, T5 or Shaw et al.
     if causal:
@@ -278,6 +280,8 @@ def _check_each(qs: object, ks: object, vs: object, causal: bool, biases: object
         if extra is not None and (not isinstance(extra, (list, tuple)) or len(extra) != len(qs)):
             raise ValueError(f"{name} must hold one entry per attention, {len(qs)} as qs "
                              f"does, got {extra!r:.60}")
+    each_bias = biases if isinstance(biases, (list, tuple)) else [None] * len(qs)
+    each_mask = masks if isinstance(masks, (list, tuple)) else [None] * len(qs)
     first = (qs[0].shape[1], ks[0].shape[0], vs[0].shape[1])  # d_k, n_k, d_v of attention 0
     for t, (q, k, v) in enumerate(zip(qs, ks, vs)):
         if (q.shape[1], k.shape[0], v.shape[1]) != first:
@@ -285,9 +289,7 @@ def _check_each(qs: object, ks: object, vs: object, causal: bool, biases: object
                              f"attention 0 q {qs[0].shape}, k {ks[0].shape} and v "
                              f"{vs[0].shape}: stacked, every attention needs the same d_k "
                              f"(the columns of q and k), keys n_k and d_v")
-        bias = None if biases is None else biases[t]  # type: ignore[index]
-        mask = None if masks is None else masks[t]  # type: ignore[index]
-        _check_attention(q, k, v, causal, bias, mask, magnitudes=False)
+        _check_attention(q, k, v, causal, each_bias[t], each_mask[t], magnitudes=False)
     _check_magnitudes(qs, ks, vs)
 
 
