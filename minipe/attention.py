@@ -35,7 +35,6 @@ Left out: dropout, the output projection; several heads and training are chapter
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 import random
 import sys
@@ -169,71 +168,27 @@ def scaled_dot_product_attention(
     such rows; before, it gave NaN (pytorch/pytorch issue 103963).
     """
     _check_attention(q, k, v, causal, bias, mask)
-    return _attention([q], [k], [v], causal, None if bias is None else [bias],
-                      None if mask is None else [mask])
-
-
-def attention_of_each(
-    qs: Sequence[Matrix], ks: Sequence[Matrix], vs: Sequence[Matrix], *, causal: bool = False,
-    biases: Sequence[Matrix] | None = None, masks: Sequence[BooleanTable] | None = None,
-) -> AttentionResult:
-    """Several attentions at once: attention t is scaled_dot_product_attention(qs[t], ks[t],
-    vs[t], causal=causal, bias=biases[t], mask=masks[t]), for the heads of a model or the
-    sequences of a batch, each its own q, k and v; all of one d_k, d_v and number of keys n_k.
-
-    Their tables are stacked, attention t's rows after those of t - 1: the result's scores
-    and weights have one row per query of every attention (sum of n_q, n_k), its output
-    (sum of n_q, d_v). Stacked, the steps that go number by number or row by row (the
-    scaling, the bias, the masks, the softmax) run once for all of them; only q k^T and
-    weights V are products of each attention's own matrices.
-
-    >>> q = Matrix([[1.0, 0.0], [0.0, 1.0]])
-    >>> attention_of_each([q, q], [q, q], [q, q * 2]).output.shape   # 2 attentions of 2 rows
-    (4, 2)
-    """
-    _check_each(qs, ks, vs, causal, biases, masks)
-    return _attention(qs, ks, vs, causal, biases, masks)
-
-
-def _attention(qs: Sequence[Matrix], ks: Sequence[Matrix], vs: Sequence[Matrix], causal: bool,
-               biases: Sequence[Matrix] | None, masks: Sequence[BooleanTable] | None
-               ) -> AttentionResult:
-    """softmax(Q K^T / sqrt(d_k) + bias) V for attention t = (qs[t], ks[t], vs[t]) of every t,
-    the tables stacked row after row (one attention: its own tables, nothing stacked):
-    score(i, j) = q_i . k_j / sqrt(d_k), (n_q, n_k) for each. Trusts its arguments: the
-    doors above checked them."""
-    d_k = len(qs[0].rows[0])
-    scores = _stacked([q @ k.T for q, k in zip(qs, ks)]) / math.sqrt(d_k)  # q_i . k_j / sqrt
-    if biases is not None:
-        scores = scores + _stacked(biases)  # score(i, j) + B[i, j]: ALiBi, T5 or Shaw et al.
+    d_k = q.shape[1]
+    scores = q @ k.T / math.sqrt(d_k)  # (n_q, n_k): score(i, j) = q_i . k_j / sqrt(d_k)
+    if bias is not None:
+        scores = scores + bias  # score(i, j) + B[i, j]: ALiBi, T5 or Shaw et al.
     if causal:
-        scores = scores + _stacked([causal_mask(len(q)) for q in qs])  # -inf where j > i
-    rows_i = [i for q in qs for i in range(len(q))]  # each row's query i, in its own attention
-    if masks is None:
-        weights = Matrix([_softmax(row, i) for i, row in zip(rows_i, scores.rows)])  # sum to 1
+        scores = scores + causal_mask(len(q))  # -inf where j > i: no peeking ahead
+    if mask is None:
+        weights = Matrix([_softmax(row, i) for i, row in enumerate(scores.rows)])  # sum to 1
     else:
-        hidden = [Matrix([[0.0 if may else -math.inf for may in row] for row in mask])
-                  for mask in masks]
-        scores = scores + _stacked(hidden)  # -inf where mask[i][j] is False
-        sees = [any(row[:i + 1] if causal else row) for mask in masks
-                for i, row in enumerate(mask)]
-        no_key = [0.0] * len(ks[0])
-        weights = Matrix([_softmax(row, i) if saw else no_key  # a row with no key: 0s
-                          for i, row, saw in zip(rows_i, scores.rows, sees)])
-    stops = list(itertools.accumulate(map(len, qs)))  # where each attention's rows end
-    output = _stacked([weights[stop - len(q):stop] @ v  # (n_q, d_v): sum_j weights[i, j] v_j
-                       for q, v, stop in zip(qs, vs, stops)])
+        hidden = Matrix([[0.0 if may else -math.inf for may in row] for row in mask])
+        scores = scores + hidden  # -inf where mask[i][j] is False
+        sees = [any(row[:i + 1] if causal else row) for i, row in enumerate(mask)]
+        no_key = [0.0] * len(k)
+        weights = Matrix([_softmax(row, i) if sees[i] else no_key  # a row with no key: 0s
+                          for i, row in enumerate(scores.rows)])
+    output = weights @ v  # (n_q, d_v): row i is sum_j weights[i, j] * v_j
     return AttentionResult(output=output, weights=weights, scores=scores)
 
 
-def _stacked(tables: Sequence[Matrix]) -> Matrix:
-    """The tables' rows one after another (one table: itself)."""
-    return tables[0] if len(tables) == 1 else Matrix.concatenate(tables)
-
-
 def _check_attention(
-    q: Matrix, k: Matrix, v: Matrix, causal: bool, bias: object, mask: object = None,
-    magnitudes: bool = True,
+    q: Matrix, k: Matrix, v: Matrix, causal: bool, bias: object, mask: object = None
 ) -> None:
     checked_flag(causal, "causal")
     for name, value in (("q", q), ("k", k), ("v", v)):
@@ -260,37 +215,7 @@ def _check_attention(
                          f"the two shapes must be equal")
     if mask is not None:
         check_attention_mask(mask, q_shape[0], k_shape[0])
-    if magnitudes:
-        _check_magnitudes([q], [k], [v])
-
-
-def _check_each(qs: object, ks: object, vs: object, causal: bool, biases: object,
-                masks: object) -> None:
-    """attention_of_each's door: lists of one length, each attention as
-    scaled_dot_product_attention checks it, all of one d_k, n_k and d_v."""
-    for name, tables in (("qs", qs), ("ks", ks), ("vs", vs)):
-        if (not isinstance(tables, (list, tuple)) or not tables
-                or not all(isinstance(m, Matrix) for m in tables)):
-            raise TypeError(f"{name} must be a non-empty list of Matrix, one per attention, "
-                            f"got {tables!r:.60}")
-    assert isinstance(qs, (list, tuple)) and isinstance(ks, (list, tuple))
-    assert isinstance(vs, (list, tuple))
-    for name, extra in (("qs, ks and vs", ks), ("qs, ks and vs", vs), ("biases", biases),
-                        ("masks", masks)):
-        if extra is not None and (not isinstance(extra, (list, tuple)) or len(extra) != len(qs)):
-            raise ValueError(f"{name} must hold one entry per attention, {len(qs)} as qs "
-                             f"does, got {extra!r:.60}")
-    each_bias = biases if isinstance(biases, (list, tuple)) else [None] * len(qs)
-    each_mask = masks if isinstance(masks, (list, tuple)) else [None] * len(qs)
-    first = (qs[0].shape[1], ks[0].shape[0], vs[0].shape[1])  # d_k, n_k, d_v of attention 0
-    for t, (q, k, v) in enumerate(zip(qs, ks, vs)):
-        if (q.shape[1], k.shape[0], v.shape[1]) != first:
-            raise ShapeError(f"attention {t} has q {q.shape}, k {k.shape} and v {v.shape}, "
-                             f"attention 0 q {qs[0].shape}, k {ks[0].shape} and v "
-                             f"{vs[0].shape}: stacked, every attention needs the same d_k "
-                             f"(the columns of q and k), keys n_k and d_v")
-        _check_attention(q, k, v, causal, each_bias[t], each_mask[t], magnitudes=False)
-    _check_magnitudes(qs, ks, vs)
+    _check_magnitudes(q, k, v)
 
 
 def check_attention_mask(mask: object, n_q: int, n_k: int) -> None:
@@ -325,21 +250,17 @@ def check_attention_mask(mask: object, n_q: int, n_k: int) -> None:
                                  f"score goes in bias=")
 
 
-def _check_magnitudes(qs: Sequence[Matrix], ks: Sequence[Matrix], vs: Sequence[Matrix]) -> None:
-    """|q_i . k_j| <= d_k * max|q| * max|k| must fit in a float, and v hold no inf (the
-    largest of every q and k given: one look for several attentions)."""
-    q_rows = [row for q in qs for row in q.rows]  # every row of every q
-    k_rows = [row for k in ks for row in k.rows]
-    largest_q = max(max(map(max, q_rows)), -min(map(min, q_rows)))  # max |x|, row by row
-    largest_k = max(max(map(max, k_rows)), -min(map(min, k_rows)))
-    d_k = len(q_rows[0])
+def _check_magnitudes(q: Matrix, k: Matrix, v: Matrix) -> None:
+    """|q_i . k_j| <= d_k * max|q| * max|k| must fit in a float, and v hold no inf."""
+    largest_q = max(max(map(max, q.rows)), -min(map(min, q.rows)))  # max |x|, row by row
+    largest_k = max(max(map(max, k.rows)), -min(map(min, k.rows)))
+    d_k = len(q.rows[0])
     if not largest_q * largest_k * d_k <= sys.float_info.max:  # inf, or inf * 0 = NaN
         raise ValueError(f"q and k hold numbers as large as {largest_q:.3g} and {largest_k:.3g}: "
                          f"a score q_i . k_j, a sum of d_k = {d_k} products, could reach "
                          f"{largest_q * largest_k * d_k:.3g}, past the largest float "
                          f"(about 1.8e308), or be inf - inf; scale q and k down")
-    v_rows = [row for v in vs for row in v.rows]
-    if math.inf in map(max, v_rows) or -math.inf in map(min, v_rows):
+    if math.inf in map(max, v.rows) or -math.inf in map(min, v.rows):
         raise ValueError("v holds inf: a weight of 0 times inf is NaN, so no output is defined")
 
 

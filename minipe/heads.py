@@ -18,14 +18,12 @@ and a query that may see no key outputs zeros.
 
 `attend` runs the heads of a batch forward, `attend_backward` takes them back
 (minipe/passes.py chains them): RoPE turns q and k of every sequence and every
-head at once (head by head when it is partial), the heads' q, k and v are cut
-from the rows of every sequence at once, then chapter 4's `attention_of_each`
-runs every head of a run of sequences of one length (the whole batch, when
-they are all as long) in one call, their score tables stacked: the scaling,
-the ALiBi bias, the masks and the softmax go once over all of them, and so do
-the softmax's rule and the 1/sqrt(head_dim) on the way back. The smaller
-pieces serve generation with a cache too (minipe/generation.py). All trust
-their arguments: TinyModel's door has checked them.
+head at once (head by head when it is partial), every head's q, k and v are
+cut from the rows of every sequence at once (`cut`: one transpose for all the
+heads), then attention runs sequence by sequence, one ALiBi bias per head and
+length. The smaller pieces serve generation with a cache too
+(minipe/generation.py). All trust their arguments: TinyModel's door has
+checked them.
 
 >>> columns(Matrix([[1, 2, 3, 4]]), 2, 4)
 Matrix([[3.0, 4.0]], shape=(1, 2))
@@ -37,13 +35,12 @@ Matrix([[1.0, 2.0, 3.0, 4.0]], shape=(1, 4))
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from minipe.arrays import Matrix, Vector
-from minipe.attention import attention_of_each
+from minipe.attention import scaled_dot_product_attention
 from minipe.gradients import matmul_backward, rotary_backward, softmax_backward
 from minipe.positional import sinusoidal_encoding
 from minipe.relative import alibi_bias
@@ -176,30 +173,15 @@ class HeadSettings(Protocol):
 
 @dataclass(frozen=True)
 class HeadsPass:
-    """The heads of a batch, forward: what the backward pass reads. The sequences go in
-    runs of one length (the whole batch when all are as long): run r's attentions, head h
-    of sequence b for every head and every b of the run, were computed at once, their
-    weights stacked in that order."""
+    """The heads of a batch, forward: what the backward pass reads, per head h and
+    sequence b (rows spans[b][0] .. spans[b][1] - 1 of the batch)."""
 
     spans: list[tuple[int, int]]  # where each sequence's rows sit, start .. stop - 1
-    runs: list[list[int]]  # runs[r]: the sequences of run r, side by side in the batch
     q: list[list[Matrix]]  # q[h][b]: (n, head_dim), turned by RoPE if the model uses it
     k: list[list[Matrix]]
     v: list[list[Matrix]]
-    weights: list[Matrix]  # weights[r]: run r's, stacked: (heads x its rows, n)
+    weights: list[list[Matrix]]  # weights[h][b]: (n, n), head h of sequence b
     output: Matrix  # (N, d_model): the heads' outputs side by side
-
-
-def runs_of_one_length(spans: Sequence[tuple[int, int]]) -> list[list[int]]:
-    """The sequences in runs of neighbours of one length: [[0, 1, ...]] for a batch of
-    sequences all as long, [[0], [1], ...] when each differs from the next."""
-    runs: list[list[int]] = []
-    for b, (start, stop) in enumerate(spans):
-        if runs and spans[runs[-1][0]][1] - spans[runs[-1][0]][0] == stop - start:
-            runs[-1].append(b)  # as long as the run before: join it
-        else:
-            runs.append([b])
-    return runs
 
 
 def attend(model: HeadSettings, Q: Matrix, K: Matrix, V: Matrix, spans: list[tuple[int, int]],
@@ -208,75 +190,65 @@ def attend(model: HeadSettings, Q: Matrix, K: Matrix, V: Matrix, spans: list[tup
     """Every head of every sequence: q, k, v (N, d_model), the sequences' rows one after
     another, -> the heads joined (N, d_model). Row r of the batch stands at rows_at[r]
     (RoPE turns it by that); positions[b] are sequence b's (None: 0 .. n-1)."""
-    head_dim, heads = model.head_dim, range(model.num_heads)
-    carried = (model.causal and model.alibi_slopes is not None and all(
-        mask is None for mask in masks) and all(pos is None for pos in positions))
-    causal = model.causal and not carried  # carried: ALiBi's causal bias, -inf for j > i
+    head_dim = model.head_dim
+    carried = (model.causal and model.alibi_slopes is not None
+               and all(mask is None for mask in masks))  # ALiBi's causal bias: -inf for j > i
     whole = every_head(model.frequencies, head_dim, model.num_heads)
     if whole is not None:  # RoPE: turn pair i of every head by pos * theta_i, all at once
         Q = turned(Q, whole, model.attention_scale, rows_at)
         K = turned(K, whole, model.attention_scale, rows_at)
-    qs, ks, vs, biases = [], [], [], []  # head h: columns h*head_dim .. (h+1)*head_dim - 1
-    for h, q, k, v in zip(heads, cut(Q, head_dim), cut(K, head_dim), cut(V, head_dim)):
+    qs, ks, vs, weights, outputs = [], [], [], [], []
+    blocks = zip(range(model.num_heads), cut(Q, head_dim), cut(K, head_dim), cut(V, head_dim))
+    for h, q, k, v in blocks:  # head h: columns h*head_dim .. (h+1)*head_dim - 1, (N, head_dim)
         if model.frequencies is not None and whole is None:  # partial RoPE: head by head
             q = turned(q, model.frequencies, model.attention_scale, rows_at)
             k = turned(k, model.frequencies, model.attention_scale, rows_at)
-        qs.append([q[start:stop] for start, stop in spans])  # qs[h][b]: sequence b's rows
-        ks.append([k[start:stop] for start, stop in spans])
-        vs.append([v[start:stop] for start, stop in spans])
-        if model.alibi_slopes is not None:  # biases[h][b]: -m_h |pos_i - pos_j|
-            biases.append(alibi_each(model.alibi_slopes[h], positions, spans, causal=carried))
-    runs = runs_of_one_length(spans)
-    weights, outputs = [], []
-    for run in runs:  # all heads of the run's sequences at once (chapter 4), head by head
-        each = [(h, b) for h in heads for b in run]
-        hides = [mask for _, b in each if (mask := masks[b]) is not None]  # none, or all
-        attention = attention_of_each(
-            [qs[h][b] for h, b in each], [ks[h][b] for h, b in each],
-            [vs[h][b] for h, b in each], causal=causal,
-            biases=[biases[h][b] for h, b in each] if biases else None,
-            masks=hides or None)
-        rows = len(attention.output) // len(heads)  # the run's rows, in every head
-        weights.append(attention.weights)  # (heads x rows, n): a hidden key has weight 0
-        outputs.append(side_by_side([attention.output[h * rows:(h + 1) * rows]
-                                     for h in heads]))  # (rows, d_model): the heads joined
-    return HeadsPass(list(spans), runs, qs, ks, vs, weights, stack(outputs))
+        biases = (alibi_each(model.alibi_slopes[h], positions, spans, causal=carried)
+                  if model.alibi_slopes is not None else [None] * len(spans))
+        head_q, head_k, head_v, head_weights, head_outputs = [], [], [], [], []
+        for (start, stop), mask, bias, pos in zip(spans, masks, biases, positions):
+            q_b, k_b, v_b = q[start:stop], k[start:stop], v[start:stop]  # sequence b's rows
+            causal = model.causal and not (carried and pos is None)  # the mask added once
+            attention = scaled_dot_product_attention(
+                q_b, k_b, v_b, causal=causal, bias=bias, mask=mask)  # a hidden key: weight 0
+            head_q.append(q_b)
+            head_k.append(k_b)
+            head_v.append(v_b)
+            head_weights.append(attention.weights)
+            head_outputs.append(attention.output)
+        qs.append(head_q)
+        ks.append(head_k)
+        vs.append(head_v)
+        weights.append(head_weights)
+        outputs.append(stack(head_outputs))  # (N, head_dim)
+    return HeadsPass(spans, qs, ks, vs, weights, side_by_side(outputs))
 
 
 def attend_backward(model: HeadSettings, passed: HeadsPass, d_output: Matrix,
                     rows_at: Sequence[int]) -> tuple[Matrix, Matrix, Matrix]:
     """`attend` backwards: dloss/d(output) (N, d_model) -> dQ, dK, dV (N, d_model) each."""
-    head_dim, heads, spans = model.head_dim, range(model.num_heads), passed.spans
+    head_dim = model.head_dim
     whole = every_head(model.frequencies, head_dim, model.num_heads)
-    d_out = cut(d_output, head_dim)  # d_out[h]: head h's columns, (N, head_dim)
-    d_q: dict[tuple[int, int], Matrix] = {}  # d_q[h, b]: (n, head_dim), head h of sequence b
-    d_k: dict[tuple[int, int], Matrix] = {}
-    d_v: dict[tuple[int, int], Matrix] = {}
-    for run, w in zip(passed.runs, passed.weights):  # w: the run's weights, stacked
-        each = [(h, b) for h in heads for b in run]
-        stops = list(itertools.accumulate(spans[b][1] - spans[b][0] for _, b in each))
-        d_ws = []
-        for (h, b), stop in zip(each, stops):  # out = weights v, attention by attention
-            start = stop - (spans[b][1] - spans[b][0])  # its rows of w
-            d_out_b = d_out[h][spans[b][0]:spans[b][1]]
-            d_w, d_v[h, b] = matmul_backward(w[start:stop], passed.v[h][b], d_out_b)
-            d_ws.append(d_w)
-        d_scores = softmax_backward(w, stack(d_ws))  # masks and ALiBi are constants
-        d_scaled = d_scores / math.sqrt(head_dim)  # scores = (q k^T) / sqrt(head_dim)
-        for (h, b), stop in zip(each, stops):
-            d_s = d_scaled[stop - (spans[b][1] - spans[b][0]):stop]  # (n, n): head h of b
-            d_q[h, b] = d_s @ passed.k[h][b]  # (q k^T): dq = d(q k^T) k,  dk = d(q k^T)^T q
-            d_k[h, b] = d_s.T @ passed.q[h][b]
     d_qs, d_ks, d_vs = [], [], []
-    for h in heads:  # the sequences' rows one after another, head by head
-        d_q_h = stack([d_q[h, b] for b in range(len(spans))])  # (N, head_dim)
-        d_k_h = stack([d_k[h, b] for b in range(len(spans))])
+    for h, d_out in enumerate(cut(d_output, head_dim)):  # head h's columns, (N, head_dim)
+        d_q_rows, d_k_rows, d_v_rows = [], [], []
+        for b, (start, stop) in enumerate(passed.spans):  # sequence by sequence
+            q, k, v, w = passed.q[h][b], passed.k[h][b], passed.v[h][b], passed.weights[h][b]
+            d_w, d_v = matmul_backward(w, v, d_out[start:stop])  # out = weights v
+            d_scores = softmax_backward(w, d_w)  # masks and ALiBi are constants: no gradient
+            d_scaled = d_scores / math.sqrt(head_dim)  # scores = (q k^T) / sqrt(head_dim)
+            d_q = d_scaled @ k  # (q k^T): dq = d(q k^T) k,  dk = d(q k^T)^T q
+            d_k = d_scaled.T @ q
+            d_q_rows.append(d_q)
+            d_k_rows.append(d_k)
+            d_v_rows.append(d_v)
+        d_q, d_k = stack(d_q_rows), stack(d_k_rows)  # (N, head_dim)
         if model.frequencies is not None and whole is None:  # partial RoPE: turn back
-            d_q_h = turned_back(d_q_h, model.frequencies, model.attention_scale, rows_at)
-            d_k_h = turned_back(d_k_h, model.frequencies, model.attention_scale, rows_at)
-        d_qs.append(d_q_h)
-        d_ks.append(d_k_h)
-        d_vs.append(stack([d_v[h, b] for b in range(len(spans))]))
+            d_q = turned_back(d_q, model.frequencies, model.attention_scale, rows_at)
+            d_k = turned_back(d_k, model.frequencies, model.attention_scale, rows_at)
+        d_qs.append(d_q)
+        d_ks.append(d_k)
+        d_vs.append(stack(d_v_rows))
     d_Q, d_K = side_by_side(d_qs), side_by_side(d_ks)  # the heads were cut: (N, d_model)
     if whole is not None:  # q and k were turned at once: turn dq, dk back at once
         d_Q = turned_back(d_Q, whole, model.attention_scale, rows_at)

@@ -28,9 +28,8 @@ The gradient dx reaches a sinusoidal table's rows too, and nothing holds it:
 it is a formula, not a parameter, so `parameters()` has no entry for it.
 The sequences of a batch are stacked row after row into one (N, d) table X,
 looked up at once (E.take), so that x W_q for all of them is one matmul and
-RoPE turns all their rows at once; attention runs every head of every sequence
-in one call of chapter 4's attention_of_each, their (n, n) tables stacked
-(minipe/heads.py cuts and joins the heads).
+RoPE turns all their rows at once; attention runs sequence by sequence and
+head by head (minipe/heads.py cuts and joins the heads).
 Training (minipe/lab.py) repeats: loss and gradients, then Adam.
 """
 
