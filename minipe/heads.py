@@ -18,14 +18,17 @@ and a query that may see no key outputs zeros.
 
 `attend` runs the heads of a batch forward, `attend_backward` takes them back
 (minipe/passes.py chains them): RoPE turns q and k of every sequence and every
-head at once (head by head when it is partial), each head's q, k and v are cut
-from the rows of every sequence at once, then attention runs sequence by
-sequence, one ALiBi bias per head and length. The smaller pieces serve generation with a cache too
+head at once (head by head when it is partial), every head's q, k and v are
+cut from the rows of every sequence at once (`cut`: one transpose for all the
+heads), then attention runs sequence by sequence, one ALiBi bias per head and
+length. The smaller pieces serve generation with a cache too
 (minipe/generation.py). All trust their arguments: TinyModel's door has
 checked them.
 
 >>> columns(Matrix([[1, 2, 3, 4]]), 2, 4)
 Matrix([[3.0, 4.0]], shape=(1, 2))
+>>> cut(Matrix([[1, 2, 3, 4]]), 2)
+[Matrix([[1.0, 2.0]], shape=(1, 2)), Matrix([[3.0, 4.0]], shape=(1, 2))]
 >>> side_by_side([Matrix([[1, 2]]), Matrix([[3, 4]])])
 Matrix([[1.0, 2.0, 3.0, 4.0]], shape=(1, 4))
 """
@@ -49,6 +52,16 @@ def columns(x: Matrix, start: int, stop: int) -> Matrix:
     if start == 0 and stop == len(x.rows[0]):
         return x  # one head: its block is the whole of q
     return x.T[start:stop].T  # (n, stop - start): rows start .. stop - 1 of x^T, turned back
+
+
+def cut(x: Matrix, head_dim: int) -> list[Matrix]:
+    """x's columns in blocks of head_dim, [x_0, x_1, ...]: block h is columns h*head_dim ..
+    (h+1)*head_dim - 1 (every head's, from one transpose of x; one head: x itself)."""
+    if head_dim == len(x.rows[0]):
+        return [x]
+    by_column = x.T  # (d, n): row c is column c of x
+    return [by_column[start:start + head_dim].T  # (n, head_dim)
+            for start in range(0, len(by_column), head_dim)]
 
 
 def side_by_side(blocks: Sequence[Matrix]) -> Matrix:
@@ -185,10 +198,8 @@ def attend(model: HeadSettings, Q: Matrix, K: Matrix, V: Matrix, spans: list[tup
         Q = turned(Q, whole, model.attention_scale, rows_at)
         K = turned(K, whole, model.attention_scale, rows_at)
     qs, ks, vs, weights, outputs = [], [], [], [], []
-    for h in range(model.num_heads):  # head h: columns h*head_dim .. (h+1)*head_dim - 1
-        q = columns(Q, h * head_dim, (h + 1) * head_dim)  # (N, head_dim)
-        k = columns(K, h * head_dim, (h + 1) * head_dim)
-        v = columns(V, h * head_dim, (h + 1) * head_dim)
+    blocks = zip(range(model.num_heads), cut(Q, head_dim), cut(K, head_dim), cut(V, head_dim))
+    for h, q, k, v in blocks:  # head h: columns h*head_dim .. (h+1)*head_dim - 1, (N, head_dim)
         if model.frequencies is not None and whole is None:  # partial RoPE: head by head
             q = turned(q, model.frequencies, model.attention_scale, rows_at)
             k = turned(k, model.frequencies, model.attention_scale, rows_at)
@@ -219,8 +230,7 @@ def attend_backward(model: HeadSettings, passed: HeadsPass, d_output: Matrix,
     head_dim = model.head_dim
     whole = every_head(model.frequencies, head_dim, model.num_heads)
     d_qs, d_ks, d_vs = [], [], []
-    for h in range(model.num_heads):
-        d_out = columns(d_output, h * head_dim, (h + 1) * head_dim)  # head h's columns
+    for h, d_out in enumerate(cut(d_output, head_dim)):  # head h's columns, (N, head_dim)
         d_q_rows, d_k_rows, d_v_rows = [], [], []
         for b, (start, stop) in enumerate(passed.spans):  # sequence by sequence
             q, k, v, w = passed.q[h][b], passed.k[h][b], passed.v[h][b], passed.weights[h][b]

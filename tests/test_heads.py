@@ -16,7 +16,7 @@ import random
 import pytest
 
 from minipe import Batch, Matrix, TinyModel, Vector, allclose
-from minipe.heads import alibi_each, every_head
+from minipe.heads import alibi_each, cut, every_head
 
 KINDS = ("none", "learned", "sinusoidal", "rope", "alibi")
 Table = list[list[float]]
@@ -269,3 +269,12 @@ def test_every_head_repeats_theta_only_when_rope_turns_whole_heads() -> None:
     assert every_head(thetas, 4, 2) == Vector([1.0, 0.01, 1.0, 0.01])
     assert every_head(thetas, 8, 2) is None  # partial: 4 of 8 columns, head by head
     assert every_head(None, 4, 2) is None  # no RoPE
+
+
+def test_cut_gives_each_head_its_block_of_columns() -> None:
+    x = Matrix([[1, 2, 3, 4, 5, 6], [7, 8, 9, 10, 11, 12]])  # (2, 6): 3 heads of 2 columns
+    blocks = cut(x, 2)
+    assert [block.tolist() for block in blocks] == [  # columns 0-1, 2-3, 4-5, by hand
+        [[1.0, 2.0], [7.0, 8.0]], [[3.0, 4.0], [9.0, 10.0]], [[5.0, 6.0], [11.0, 12.0]]]
+    assert cut(x, 3)[1].tolist() == [[4.0, 5.0, 6.0], [10.0, 11.0, 12.0]]  # 2 heads of 3
+    assert cut(x, 6) == [x]  # one head: the whole table
