@@ -5,20 +5,24 @@ as a learner runs it, the benchmarks' quick modes, `mypy --strict`. Each is run
 once, by `run(command)`, and every test that reads it shares the result. As the
 tests are collected, one background thread starts running the commands the
 tests will need (a machine has a second core), the longest first, while pytest
-collects and runs the other tests first; the tests that read the commands run last.
+collects and runs the other tests first; the tests that read the commands run last
+(the book's first: building it is work only this process can do, see _BookRuns).
 A test that needs a command nobody has started yet runs it itself; one that waits
 for a command the thread is running runs the next queued one meanwhile.
 
 Nothing here decides what a test checks: a command's result is the
-`subprocess.CompletedProcess` the test would have got by running it. Four
+`subprocess.CompletedProcess` the test would have got by running it. Five
 shortcuts, each said where it is made: the lessons that train run once, with
 --svg (lesson_output); one interpreter imports every lesson in turn
 (lesson_imported); one interpreter runs every other lesson with --svg in turn, its
 second run (svg_output), which the book's tests read too (book_runs); one
-interpreter trains the five default models in turn (default_training). Commands
-that several tests run alike, such as `python -m minipe --help`, run once
-(minipe_command). Where PYTHONDONTWRITEBYTECODE is set, bytecode is cached under
-build/ instead (_cache_bytecode_under_build).
+interpreter trains the five default models in turn (default_training); one
+interpreter runs in turn the `python -m minipe ...` and `python -m minipe.plot ...`
+commands that tests read for their output and status (module_command; a fresh run of
+`python -m minipe` checks that its part there is the same). Commands that several
+tests run alike, such as `python -m minipe --help`, run once. Where
+PYTHONDONTWRITEBYTECODE is set, bytecode is cached under build/ instead
+(_cache_bytecode_under_build).
 """
 
 from __future__ import annotations
