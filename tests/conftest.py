@@ -5,25 +5,30 @@ as a learner runs it, the benchmarks' quick modes, `mypy --strict`. Each is run
 once, by `run(command)`, and every test that reads it shares the result. As the
 tests are collected, one background thread starts running the commands the
 tests will need (a machine has a second core), the longest first, while pytest
-collects and runs the other tests first; the tests that read the commands run last.
+collects and runs the other tests first; the tests that read the commands run last
+(the book's first: building it is work only this process can do, see _BookRuns).
 A test that needs a command nobody has started yet runs it itself; one that waits
 for a command the thread is running runs the next queued one meanwhile.
 
 Nothing here decides what a test checks: a command's result is the
-`subprocess.CompletedProcess` the test would have got by running it. Four
+`subprocess.CompletedProcess` the test would have got by running it. Five
 shortcuts, each said where it is made: the lessons that train run once, with
 --svg (lesson_output); one interpreter imports every lesson in turn
 (lesson_imported); one interpreter runs every other lesson with --svg in turn, its
 second run (svg_output), which the book's tests read too (book_runs); one
-interpreter trains the five default models in turn (default_training). Commands
-that several tests run alike, such as `python -m minipe --help`, run once
-(minipe_command). Where PYTHONDONTWRITEBYTECODE is set, bytecode is cached under
-build/ instead (_cache_bytecode_under_build).
+interpreter trains the five default models in turn (default_training); one
+interpreter runs in turn the `python -m minipe ...` and `python -m minipe.plot ...`
+commands that tests read for their output and status (module_command; a fresh run of
+`python -m minipe` checks that its part there is the same). Commands that several
+tests run alike, such as `python -m minipe --help`, run once. Where
+PYTHONDONTWRITEBYTECODE is set, bytecode is cached under build/ instead
+(_cache_bytecode_under_build).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -53,6 +58,7 @@ class Command:
     args: tuple[str, ...]
     hash_seed: str | None = None
     timeout: float = 120
+    environment: tuple[tuple[str, str], ...] = ()  # set on top of this process's
 
 
 @dataclass
@@ -120,6 +126,7 @@ class _Shared:
         env = dict(os.environ)
         if command.hash_seed is not None:
             env["PYTHONHASHSEED"] = command.hash_seed
+        env.update(command.environment)
         start = time.perf_counter()
         try:
             with subprocess.Popen(command.args, cwd=ROOT, stdin=subprocess.DEVNULL,
@@ -209,10 +216,105 @@ def seconds(command: Command) -> float:
     return SHARED.seconds(command)
 
 
+# The `python -m minipe ...` and `python -m minipe.plot ...` commands that tests read for
+# what they print and their status, by the test that reads them: one interpreter runs them
+# all in turn (MODULE_RUNS), an interpreter's start (0.15-0.25 s of CPU) each saved. The
+# tests of Ctrl-C, closed pipes and imports start their own.
+PLOT_ENVIRONMENT = (("NO_COLOR", ""),)  # no colour: piped, and said so
+COMMAND_READERS: dict[str, tuple[tuple[str, ...], ...]] = {
+    # tests/test_commands.py
+    "test_the_command_trains_and_reports_t_and_2t": (
+        ("minipe", "train", "--positions", "rope", "--steps", "40"),
+        ("minipe", "train", "--positions", "learned", "--steps", "5")),
+    "test_the_command_explains_every_option_and_refuses_bad_ones": (
+        ("minipe", "train", "--help"), ("minipe", "train", "--steps", "0"),
+        ("minipe", "train", "--positions", "absolute")),
+    "test_a_text_that_is_a_command_name_goes_after_two_dashes": (
+        ("minipe", "--", "train"), ("minipe", "--help")),
+    "test_a_text_too_long_for_memory_is_refused_with_the_estimate": (
+        ("minipe", " ".join(["word"] * 10_000)), ("minipe", "a b", "--d-model", "10000")),
+    # tests/test_batches.py
+    "test_the_command_shows_a_padded_batch_and_refuses_what_does_not_fit": (
+        ("minipe", "The cat sat on the mat", "A dog bites a man", "--padding-side", "left"),
+        ("minipe", "--help"), ("minipe", "the cat", "--padding-side", "left"),
+        ("minipe", "the cat", "")),
+    # tests/test_pipeline.py, tests/test_causal_order.py
+    "test_python_dash_m_minipe_runs_from_the_clone": (("minipe",),),
+    "test_help_explains_every_option": (("minipe", "--help"),),
+    "test_help_says_the_mask_lets_order_in": (("minipe", "--help"),),
+    # tests/test_plot.py
+    "test_without_out_the_picture_is_printed_plainly_when_piped": (
+        ("minipe.plot", "attention", "A dog bites a man", "--width", "60"),
+        ("minipe.plot", "pe"), ("minipe.plot", "curves")),
+    "test_help_explains_each_kind": (("minipe.plot", "--help"),
+                                     ("minipe.plot", "curves", "--help")),
+    "test_one_option_name_per_idea_across_the_kinds": tuple(
+        ("minipe.plot", kind, "--help") for kind in ("pe", "curves", "dot", "attention")),
+}
+MODULE_COMMANDS = tuple(dict.fromkeys(command for commands in COMMAND_READERS.values()
+                                      for command in commands))
+
+EVERY_COMMAND = """
+import json, os, runpy, sys, traceback
+for number, spec in enumerate(sys.argv[1:]):
+    module, args, environment = json.loads(spec)
+    for stream in (sys.stdout, sys.stderr):
+        print(f"\\x00{number}", file=stream, flush=True)
+    kept = dict(os.environ)
+    os.environ.update(environment)
+    sys.argv = ["-m", *args]  # run_module puts the module's file first, as -m does
+    code = 0
+    try:
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+    except SystemExit as end:
+        if isinstance(end.code, str):
+            print(end.code, file=sys.stderr)
+        code = end.code if isinstance(end.code, int) else int(end.code is not None)
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    os.environ.clear()
+    os.environ.update(kept)
+    sys.stdout.flush(); sys.stderr.flush()
+    print("\\x00exit", code, file=sys.stderr, flush=True)
+"""
+
+
+def _environment(module: str) -> tuple[tuple[str, str], ...]:
+    return PLOT_ENVIRONMENT if module == "minipe.plot" else ()
+
+
+# One interpreter runs each of MODULE_COMMANDS in turn, runpy.run_module(module,
+# run_name="__main__") with sys.argv as `python -m module ARGS` sets it, marking where each
+# begins on stdout and stderr (see module_command).
+MODULE_RUNS = Command((sys.executable, "-c", EVERY_COMMAND,
+                       *(json.dumps([module, args, dict(_environment(module))])
+                         for module, *args in MODULE_COMMANDS)), timeout=120)
+
+
+def module_command(module: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """What `python -m MODULE ARGS` run from the clone prints, and its status, once a session:
+    its part of MODULE_RUNS if a test there reads it (exit status 1 if it raised, as
+    `python -m` gives), else a run of its own."""
+    if (module, *args) not in MODULE_COMMANDS:
+        return run(Command((sys.executable, "-m", module, *args), timeout=60,
+                           environment=_environment(module)))
+    done = run(MODULE_RUNS)
+    assert done.returncode == 0, done.stderr
+    number = str(MODULE_COMMANDS.index((module, *args)))
+
+    def part(stream: str) -> str:
+        return stream.split("\x00" + number + "\n")[1].split("\x00")[0]
+
+    status = done.stderr.split("\x00" + number + "\n")[1].split("\x00exit ")[1]
+    return subprocess.CompletedProcess([sys.executable, "-m", module, *args],
+                                       int(status.split()[0]), part(done.stdout),
+                                       part(done.stderr))
+
+
 def minipe_command(*args: str) -> subprocess.CompletedProcess[str]:
-    """`python -m minipe ARGS` from the clone, as a learner runs it, once a session: several
-    tests read the same command (four read `python -m minipe --help`)."""
-    return run(Command((sys.executable, "-m", "minipe", *args), timeout=60))
+    """`python -m minipe ARGS` from the clone, once a session (module_command)."""
+    return module_command("minipe", *args)
 
 
 def lesson(path: Path) -> Command:
@@ -418,6 +520,10 @@ def _seconds(command: Command) -> float:
         return LESSON_SECONDS.get(script[:2], 3.0)
     if script in ("bench_train.py", "bench_generate.py"):
         return 1.1
+    if command == MODULE_RUNS:
+        return 2.0  # 22 commands, one of which trains 40 steps
+    if command == SVG_RUNS:
+        return 1.0  # 14 lessons: the book's tests wait for it, before the READERS
     return 15.0 if command == DEFAULT_TRAININGS else 0.0
 
 
@@ -452,6 +558,8 @@ def _reads(item: pytest.Item) -> list[Command]:
         return [DEFAULT_TRAININGS]
     if name == "test_mypy_strict_passes" and importlib.util.find_spec("mypy") is not None:
         return [MYPY]
+    if name in COMMAND_READERS:
+        return [MODULE_RUNS]
     return []
 
 
@@ -465,14 +573,16 @@ READERS = ("test_training.py::test_the_defaults_learn", "test_errata.py::test_ev
            "test_types.py", "test_benchmarks.py", "test_walkthroughs.py")
 
 
+def _rank(item: pytest.Item) -> int:
+    """0 for a test that reads no shared command; n for the nth of READERS."""
+    where = item.nodeid.rsplit("/", 1)[-1]
+    return next((n + 1 for n, reader in enumerate(READERS) if where.startswith(reader)), 0)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The tests that read the shared commands run last, in this order (READERS), so that
     the thread has run most commands by then; the others keep their order."""
-    def rank(item: pytest.Item) -> int:
-        where = item.nodeid.rsplit("/", 1)[-1]
-        return next((n + 1 for n, reader in enumerate(READERS) if where.startswith(reader)), 0)
-
-    items.sort(key=rank)
+    items.sort(key=_rank)
 
 
 def pytest_collection(session: pytest.Session) -> None:
@@ -516,7 +626,10 @@ def book_runs() -> dict[str, tuple[str, Path]]:
 
 class _BookRuns:
     """The book's tests that take the `runs` fixture read every lesson's --svg run: queue
-    those runs, and run the book's tests last (after the READERS above)."""
+    those runs, and run the book's tests first among the tests that read shared commands
+    (before the READERS above): building and parsing the book is 4-6 s of work only this
+    process can do, done while the thread still runs commands; the READERS' commands are
+    many short ones, which both threads share at the end."""
 
     @staticmethod
     def _reads_the_runs(item: pytest.Item) -> bool:
@@ -525,7 +638,8 @@ class _BookRuns:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        items.sort(key=self._reads_the_runs)
+        items.sort(key=lambda item: 0 if _rank(item) == 0 and not self._reads_the_runs(item)
+                   else 1 if self._reads_the_runs(item) else 2)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:

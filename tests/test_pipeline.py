@@ -135,6 +135,10 @@ def test_python_dash_m_minipe_runs_from_the_clone() -> None:
     assert "text: 'The cat sat on the mat'" in done.stdout
     assert "7. attention output = weights @ V, shape (6, 8)" in done.stdout
     assert max(len(line) for line in done.stdout.splitlines()) <= 80
+    # the other tests read their commands from one interpreter that runs them in turn
+    # (conftest's MODULE_RUNS): there, this one prints what it prints alone
+    shared = minipe_command()
+    assert (shared.returncode, shared.stdout, shared.stderr) == (0, done.stdout, done.stderr)
 
 
 def test_help_explains_every_option() -> None:

@@ -4,7 +4,6 @@ pictures are measured; expected numbers come from the formulas, worked here by h
 from __future__ import annotations
 
 import contextlib
-import functools
 import io
 import math
 import os
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import module_command
 
 from minipe import Matrix, ShapeError, run, sinusoidal_encoding
 from minipe.plot import (
@@ -512,11 +512,10 @@ def test_write_svg_wants_svg_text(tmp_path: Path) -> None:
 
 # --- python -m minipe.plot -------------------------------------------------------------------
 
-@functools.cache  # each argument list run once a session: two tests read `curves --help`
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, "NO_COLOR": ""}
-    return subprocess.run([sys.executable, "-m", "minipe.plot", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60, env=environment)
+    """`python -m minipe.plot ARGS` from the clone, NO_COLOR set, once a session (conftest's
+    module_command: two tests read `curves --help`)."""
+    return module_command("minipe.plot", *args)
 
 
 def cli_here(*args: str) -> subprocess.CompletedProcess[str]:
