@@ -101,18 +101,17 @@ COMMAND_READERS: dict[str, tuple[tuple[str, ...], ...]] = {
 MODULE_COMMANDS = tuple(dict.fromkeys(command for commands in COMMAND_READERS.values()
                                       for command in commands))
 
-EVERY_COMMAND = """
-import json, os, runpy, sys, traceback
-for number, spec in enumerate(sys.argv[1:]):
-    module, args, environment = json.loads(spec)
+# How one interpreter runs several commands in turn (EVERY_COMMAND, EVERY_LESSON): each
+# one's part of stdout and stderr begins with a NUL mark, and its exit status is printed
+# last, as `python` would have ended: a SystemExit's code, 1 for any other exception.
+RUN_AND_REPORT = """
+import sys, traceback
+def run_and_report(mark, call):
     for stream in (sys.stdout, sys.stderr):
-        print(f"\\x00{number}", file=stream, flush=True)
-    kept = dict(os.environ)
-    os.environ.update(environment)
-    sys.argv = ["-m", *args]  # run_module puts the module's file first, as -m does
+        print("\\x00" + mark, file=stream, flush=True)
     code = 0
     try:
-        runpy.run_module(module, run_name="__main__", alter_sys=True)
+        call()
     except SystemExit as end:
         if isinstance(end.code, str):
             print(end.code, file=sys.stderr)
@@ -120,10 +119,21 @@ for number, spec in enumerate(sys.argv[1:]):
     except BaseException:
         traceback.print_exc()
         code = 1
-    os.environ.clear()
-    os.environ.update(kept)
     sys.stdout.flush(); sys.stderr.flush()
     print("\\x00exit", code, file=sys.stderr, flush=True)
+"""
+
+EVERY_COMMAND = RUN_AND_REPORT + """
+import json, os, runpy
+for number, spec in enumerate(sys.argv[1:]):
+    module, args, environment = json.loads(spec)
+    kept = dict(os.environ)
+    os.environ.update(environment)
+    sys.argv = ["-m", *args]  # run_module puts the module's file first, as -m does
+    run_and_report(str(number),
+                   lambda: runpy.run_module(module, run_name="__main__", alter_sys=True))
+    os.environ.clear()
+    os.environ.update(kept)
 """
 
 
@@ -226,27 +236,14 @@ def training_probe(hash_seed: str) -> Command:
 PROBE_SEEDS = ("0", OTHER_HASH_SEED)  # 0: no hash randomization at all
 
 
-EVERY_LESSON = """
-import os, runpy, sys, traceback
+EVERY_LESSON = RUN_AND_REPORT + """
+import os, runpy
 sys.path.insert(0, sys.argv[1])
 run_name, svg_root = sys.argv[2], sys.argv[3]
 for path in sys.argv[4:]:
-    for stream in (sys.stdout, sys.stderr):
-        print("\\x00" + path, file=stream, flush=True)
     stem = os.path.splitext(os.path.basename(path))[0]
     sys.argv = [path, "--svg", os.path.join(svg_root, stem)] if svg_root else [path]
-    code = 0
-    try:
-        runpy.run_path(path, run_name=run_name)
-    except SystemExit as end:
-        if isinstance(end.code, str):
-            print(end.code, file=sys.stderr)
-        code = end.code if isinstance(end.code, int) else int(end.code is not None)
-    except BaseException:
-        traceback.print_exc()
-        code = 1
-    sys.stdout.flush(); sys.stderr.flush()
-    print("\\x00exit", code, file=sys.stderr, flush=True)
+    run_and_report(path, lambda: runpy.run_path(path, run_name=run_name))
 """
 
 
