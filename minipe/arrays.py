@@ -294,7 +294,6 @@ def float_rows(rows: object) -> Rows | None:
 _LIST_OR_TUPLE = frozenset([list, tuple])
 
 
-
 def _computed(rows: Sequence[Sequence[float]]) -> Matrix:
     """A Matrix of the numbers an operator computed from checked floats, checked for NaN.
 
