@@ -11,9 +11,9 @@ matrices into a Batch.
 
 Each is a frozen dataclass over tuples (`v.values`, `m.rows`), with
 `__slots__` (no dict per object: a table of 50,257 Vectors is not 50,257
-dicts), built one way: by its constructor, which checks what it is given -
-numbers only, no NaN - and copies it, so nothing a caller holds can change it
-later. The check is a quick look at C speed, two C loops over the numbers (how
+dicts), built from a caller's numbers one way: by its constructor, which checks
+what it is given - numbers only, no NaN - and copies it, so nothing a caller
+holds can change it later. The check is a quick look at C speed, two C loops over the numbers (how
 many values are floats, and the sum, which is NaN if any of them is; rows
 that are Vectors were checked when they were built, so only their widths are
 compared); only rows that fail it are read number by number, to say which
