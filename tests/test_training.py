@@ -12,7 +12,7 @@ import math
 import random
 
 import pytest
-from conftest import default_training
+from conftest import ROOT, default_training
 
 from minipe import Matrix, TinyModel, Vector, accuracy, allclose, task_batch, train
 
@@ -283,12 +283,29 @@ def test_training_is_seeded_and_leaves_the_model_it_was_given_alone() -> None:
 # on 128 samples and its first and last losses, printed exactly.
 @pytest.mark.parametrize("positions", KINDS)
 def test_the_defaults_learn_previous_token_and_none_cannot(positions: str) -> None:
-    score, first_loss, last_loss = default_training(positions)
+    score, first_loss, last_loss, _, _ = default_training(positions)
     if positions == "none":
         assert score < 0.65
     else:
         assert score > 0.85  # a margin of 0.2 over the best "none" may reach
     assert last_loss < first_loss
+
+
+def test_the_defaults_learn_what_the_readme_shows() -> None:
+    """The README's run of `python -m minipe train --positions rope --task previous-token`
+    is train()'s defaults: its losses and accuracies are the default rope training's, as the
+    command formats them (only its seconds depend on the machine)."""
+    _, first_loss, last_loss, at_T, at_2T = default_training("rope")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = readme.split("    python -m minipe train --positions rope --task previous-token\n",
+                         1)[1].split("\n\n", 2)[1]  # the indented output after the paragraph
+    assert "TinyModel(vocab_size=5, d_model=8, context_length=8, positions='rope')" in shown
+    assert "task previous-token: 300 steps x 8 sequences of T = 8, Adam at 0.05" in shown
+    assert f"step   1/300  loss  {first_loss:.4f}" in shown
+    assert f"step 300/300  loss  {last_loss:.4f}" in shown
+    assert f"loss {first_loss:.4f} -> {last_loss:.4f} in " in shown
+    lines = [line.strip() for line in shown.splitlines()]
+    assert f"accuracy at T = 8: {at_T:.1%}" in lines and f"at 2T = 16: {at_2T:.1%}" in lines
 
 
 def test_a_learned_table_cannot_read_past_its_rows() -> None:
