@@ -20,8 +20,9 @@ small. (GPT-2's tokenizer keeps case and splits words into sub-word pieces by
 byte-pair encoding; this chapter leaves that out - a token here is a word.)
 
 A batch of texts must be a rectangle: every row as long as the longest.
-`encode_batch` pads the shorter rows with <|endoftext|>'s ID, as GPT-2's
-tokenizer does (GPT-2 has no padding token of its own), and says in
+`encode_batch` pads the shorter rows with <|endoftext|>'s ID, the usual choice
+for GPT-2 (its tokenizer has no padding token of its own; with Hugging Face one
+sets pad_token = eos_token), and says in
 `attention_mask` which entries are real (1) and which are padding (0). The
 mask, not the ID, tells them apart: <|endoftext|> may also be a real token.
 

@@ -44,8 +44,9 @@ if __name__ == "__main__":
     texts = ["The cat sat on the mat", "A dog bites a man", "the cat"]
     tokenizer = Tokenizer.from_corpus(" ".join(texts))
     pad_id = tokenizer.tokens.index("<|endoftext|>")  # 10: the last ID
-    print(f"padding ID: {pad_id}, <|endoftext|>'s: GPT-2 has no padding token, so its")
-    print("batches are padded with <|endoftext|> as well")
+    print(f"padding ID: {pad_id}, <|endoftext|>'s. GPT-2's tokenizer has no padding token;")
+    print("the usual choice with Hugging Face, pad_token = eos_token, pads with")
+    print("<|endoftext|> too")
     for side in ("right", "left"):
         batch = tokenizer.encode_batch(texts, padding_side=side)
         print(f"padding_side={side!r}:")
@@ -150,7 +151,8 @@ if __name__ == "__main__":
         from_mask = model.logits(padded_ids, attention_mask=pad_mask,
                                  position_ids=position_ids(pad_mask))
         column_logits = model.logits(padded_ids, attention_mask=pad_mask)  # 0 .. 7 by column
-        moved[kind], changed[kind], right = 0.0, 0, {"mask": 0, "column": 0}
+        moved[kind], changed[kind] = 0.0, 0
+        right = {"mask": 0, "column": 0, "lost": 0, "gained": 0}
         for b, n in enumerate(lengths):
             alone = model.logits(inputs[b][:n])  # (n, vocab): no padding, positions 0 .. n-1
             real_rows = from_mask[b][T - n:]  # the last n rows: the real tokens
@@ -169,6 +171,8 @@ if __name__ == "__main__":
                 changed[kind] += picked != picked_shifted
                 right["mask"] += picked == target
                 right["column"] += picked_shifted == target
+                right["lost"] += picked == target != picked_shifted  # right only from the mask
+                right["gained"] += picked_shifted == target != picked  # right only by column
         right_by[kind] = right
         print(f"   {kind:<11}{moved[kind]:13.3g}{changed[kind]:13}{right['mask']:13}"
               f"{right['column']:11}")
@@ -180,8 +184,16 @@ if __name__ == "__main__":
           f"{changed['sinusoidal']} (sinusoidal) of {asked} targets,")
     print(f"on {changed['rope'] + changed['alibi']} for RoPE and ALiBi; the number right is "
           f"the same either way")
-    print(f"for {same} of the 4 kinds. By column, each real token's previous token is still")
-    print("one position back, at positions the heads were trained on (0..7): this task can")
-    print("be answered either way. Counted from the mask, every kind gives each sequence")
-    print(f"its logits alone (largest difference {unlike_alone}); by column, only RoPE's and")
-    print("ALiBi's scores stay put.")
+    learned, sinusoidal = right_by["learned"], right_by["sinusoidal"]
+    cancel = all(right_by[kind]["lost"] == right_by[kind]["gained"] for kind in right_by)
+    print(f"for {same} of the 4 kinds, yet answers changed: by column, learned loses "
+          f"{learned['lost']} right")
+    print(f"answers and gains {learned['gained']}, sinusoidal loses {sinusoidal['lost']} and "
+          f"gains {sinusoidal['gained']}: on these 16 sequences")
+    print(f"the losses and gains {'cancel' if cancel else 'do not cancel'}. By column each "
+          f"real token's previous")
+    print("token is still one position back, at positions the heads were trained on")
+    print("(0..7), so most answers survive the shift. Counted from the mask, every kind")
+    print(f"gives each sequence its logits alone (largest difference {unlike_alone}); by "
+          f"column,")
+    print("only RoPE's and ALiBi's scores stay put.")
