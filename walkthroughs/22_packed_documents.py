@@ -11,8 +11,8 @@ documents before it (a document mask). Positions that restart are not enough:
 without the mask, attention still reads across the boundary, for every kind of
 position, even none. A document mask alone is not enough either, for the kinds
 that add a row per position. With both, each document's outputs are those it
-has alone, and the packed sequence's loss and gradients those of the documents
-one by one, exactly.
+has alone, and the packed sequence's loss and gradients those of the three
+documents as one batch, exactly.
 
 Lecture 001, then past it: how training code packs documents today.
 Run: python walkthroughs/22_packed_documents.py [--step]
@@ -137,7 +137,7 @@ if __name__ == "__main__":
 
 # %% Training on the packed sequence
 if __name__ == "__main__":
-    lesson.stage("The loss and gradients: packed, or the three documents one by one")
+    lesson.stage("The loss and gradients: packed, or the three documents as one batch")
 
     model = models["rope"]
     targets = packed.labels[1:] + [-100]  # the target at t is the label of token t + 1
@@ -150,9 +150,13 @@ if __name__ == "__main__":
     loss_alone, gradients_alone = model.loss_and_gradients(each_inputs, each_targets)
     worst = max(largest_difference(gradients[name], gradients_alone[name])
                 for name in gradients)
-    print(f"   packed:        loss {loss!r}")
-    print(f"   one by one:    loss {loss_alone!r}")
-    print(f"   largest |gradient packed - one by one| over every table: {worst}")
-    print(f"The same loss ({loss == loss_alone}) and the same gradients: a step on the "
-          f"packed sequence is")
-    print("a step on the three documents, with no padding computed and thrown away.")
+    counts = [sum(target != -100 for target in wanted) for wanted in each_targets]
+    print(f"   packed:            loss {loss!r}")
+    print(f"   a batch of three:  loss {loss_alone!r}")
+    print(f"   largest |gradient packed - batch of three| over every table: {worst}")
+    print(f"The same loss ({loss == loss_alone}) and the same gradients: both are the mean "
+          f"over the same")
+    print(f"{sum(counts)} targets, the documents weighing {counts[0]}, {counts[1]} and "
+          f"{counts[2]} (not a mean of three documents'")
+    print("means). A step on the packed sequence is a step on the three documents")
+    print("batched, with no padding computed and thrown away.")
