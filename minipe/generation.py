@@ -102,9 +102,10 @@ def evict(model: TinyModel, cache: KVCache, *, sinks: int, window: int) -> KVCac
     sinks + window, inside the positions the model was trained on however long
     it writes. A RoPE key was stored turned by p * theta_i; turned back by
     evicted * theta_i it stands at p - evicted, where the query now looks for it.
-    Kept as it was, it would sit `evicted` positions too far (lesson 20). ALiBi's
-    keys hold no position (its bias reads the positions in the cache), and
-    learned or sinusoidal keys keep P[p] inside them for good: nothing turns those.
+    Kept as it was, it would sit `evicted` positions too far along: nearer the
+    query than the cache counts it (lesson 20). ALiBi's keys hold no position
+    (its bias reads the positions in the cache), and learned or sinusoidal keys
+    keep P[p] inside them for good: nothing turns those.
     """
     if not isinstance(cache, KVCache):
         raise TypeError(f"cache must be a KVCache (next_logits returns one), "
