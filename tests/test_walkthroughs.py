@@ -323,7 +323,7 @@ KEY_NUMBERS: dict[str, list[str]] = {
         "100 steps of Adam, 4 new random sequences a step",
         "these weights give each model's own scores? True",  # chapter 4's head, redone
         "below both? True",  # a bag's best guess bounds the head without positions
-        f"position's share by {1 / 64:.1%}",
+        "so chance alone moves\na share by about 6.2 points",  # sqrt(1/4 / 64) = 1/16
         *(f"   {m:4g} {math.exp(-m):8.4f} " for m in (0.5, 2, 8)),  # e^-m per step back
     ],
     "16_what_the_learned_table_learned.py": [
@@ -412,7 +412,8 @@ KEY_NUMBERS: dict[str, list[str]] = {
         f"lets\n{13 * 14 // 2 - (21 + 15 + 3)} more pairs through",
         "Every kind, every document: 0.0 - not small, zero.",
         "targets      [2, 7, 6, 8, 5, -100, 3, 1, 0, 4, -100, 2, -100]",  # labels moved left
-        "largest |gradient packed - one by one| over every table: 0.0",
+        "largest |gradient packed - batch of three| over every table: 0.0",
+        "10 targets, the documents weighing 5, 4 and 1",  # 6 - 1, 5 - 1, 2 - 1: a next token
     ],
 }
 
@@ -547,7 +548,7 @@ def test_lesson_15_explains_none_by_the_bag_and_alibi_by_its_slope() -> None:
     d = 1 and scores 10 points below m = 2. The sentences repeat the table's numbers."""
     lines = _first_run(WALKTHROUGHS / "15_does_attention_need_positions.py").stdout.splitlines()
     start = lines.index("   position i   none's accuracy   1/(i+1)   best from the bag")
-    bounds = []
+    bounds, over = [], {}
     for i, line in enumerate(lines[start + 1:start + 8], start=1):
         words = line.replace("(", " ").split()  # 'i', 'share%', count, of, 64, 1/(i+1), bag
         assert int(words[0]) == i
@@ -556,7 +557,16 @@ def test_lesson_15_explains_none_by_the_bag_and_alibi_by_its_slope() -> None:
         assert words[6] == f"{bound:.4f}", (i, words[6], bound)
         assert count / 64 <= bound + 3 * math.sqrt(bound * (1 - bound) / 64), line
         bounds.append(count / 64)
+        if count / 64 > bound:
+            over[i] = count / 64 - bound
     assert bounds[0] >= 0.80 and bounds[-1] <= 0.50, bounds
+    # the rows over their bound, named with their gaps in points, and the largest gap in
+    # standard errors of a share near 1/2 over 64 draws, sqrt(1/4 / 64) = 1/16
+    said_flat = " ".join(" ".join(lines).split())
+    named = ", ".join(f"position {i} by {gap * 100:.1f}" for i, gap in over.items()) or "none"
+    assert f"a share by about 6.2 points (one standard error, near 1/2)" in said_flat
+    assert f"Rows over their bound: {named}" in said_flat
+    assert f"at most {max(over.values(), default=0) * 16:.1f} standard errors." in said_flat
     # "by content it looks away from itself": less than the equal share on its own token,
     # the mean of 1/(i+1) over i = 1..7
     looks = next(line for line in lines if line.startswith("The trained head gives its own"))
@@ -677,8 +687,8 @@ def test_lesson_18_reports_what_carries_past_t() -> None:
     assert abs(peak - 8) <= 1, peak
     tuned = [_percent(line, "-> ") for line in lines if "at positions 8..31:" in line]
     assert len(tuned) == 2 and tuned[0] >= 0.90 and tuned[1] <= 0.35, tuned
-    # YaRN's paper ramp at 4T: "about as much harm as PI" (within 5 points of PI, all
-    # targets and past T) and far below Hugging Face's ramp, which it printed beside
+    # YaRN's paper ramp at 4T: "down to PI's level" (within 5 points of PI, all targets
+    # and past T) and far below Hugging Face's ramp, which it printed beside
     ramps = next(line for line in lines if line.strip().startswith("paper's ramp"))
     paper_all, paper_past, rounded_all, rounded_past = [
         float(part.split("%")[0]) / 100 for part in
@@ -688,6 +698,8 @@ def test_lesson_18_reports_what_carries_past_t() -> None:
     assert [rounded_all, rounded_past] == tables["previous-token"]["YaRN"][2:]
     assert rounded_past - paper_past >= 0.5, ramps
     assert f"fell with it ({paper_past:.1%})" in "\n".join(lines)
+    assert (f"brought YaRN down to PI's level, {paper_all:.1%} against {pi_all:.1%}."
+            in "\n".join(lines))
     # the figure's NTK curve is within the printed gap of as is: a small one
     gap = float(next(line for line in lines if "NTK scores differ from as is" in line)
                 .split("at most ")[1].split()[0])
@@ -730,7 +742,7 @@ def test_lesson_22_restarted_positions_leak_without_the_document_mask() -> None:
     assert max(masked["rope"]) < 1e-14 and max(masked["alibi"] + masked["none"]) == 0.0
     both = _gaps(said, "5. Positions restarted and the document mask")
     assert set(both) == kinds and max(max(gaps) for gaps in both.values()) == 0.0
-    packed, alone = re.findall(r"(?:packed|one by one): +loss (\S+)", said)
+    packed, alone = re.findall(r"(?:packed|a batch of three): +loss (\S+)", said)
     assert packed == alone and abs(float(packed) - math.log(11)) < 0.3  # ln(vocab): untrained
     assert "The same loss (True)" in said
 
@@ -776,6 +788,17 @@ def test_lesson_19_trained_heads_by_column() -> None:
             f"(sinusoidal) of {asked} targets, on 0 for RoPE and ALiBi") in said_flat
     assert f"the same either way for {same} of the 4 kinds" in said_flat
     assert "its logits alone (largest difference 0.0)" in said_flat  # from the mask: exact
+    # A prediction that changes loses a right answer, gains one, or swaps one wrong answer
+    # for another: lost - gained is the change in the number right, lost + gained <= changed.
+    for kind in ("learned", "sinusoidal"):
+        found = re.search(kind + r" loses (\d+)(?: right answers)? and gains (\d+)", said_flat)
+        assert found is not None, kind
+        lost, gained = map(int, found.groups())
+        _, changed, mask, column = table[kind]
+        assert lost - gained == mask - column and lost + gained <= changed, (kind, table)
+        assert 0 < changed < asked / 2  # "answers changed", and "most answers survive"
+    cancel = "cancel" if same == 4 else "do not cancel"
+    assert f"on these 16 sequences the losses and gains {cancel}." in said_flat
 
 
 def test_lesson_21_one_alibi_head_against_four_over_three_seeds() -> None:

@@ -194,9 +194,15 @@ if __name__ == "__main__":
     below = at_T["none"] <= bound_T and at_2T["none"] <= bound_2T
     print(f"none's {at_T['none']:.1%} at T and {at_2T['none']:.1%} at 2T, below both? "
           f"{below}. The longer")  # True
-    print(f"the bag, the worse the guess. One sequence moves a position's share by "
-          f"{1 / 64:.1%},")
-    print("so a single row may sit a little above its bound by chance.")
+    print("the bag, the worse the guess. A row counts 64 sequences, so chance alone moves")
+    spread = math.sqrt(0.5 * 0.5 / 64)  # one standard error of a share near 1/2, 64 draws
+    above = {pos: hits[pos] / 64 - bag_best(pos) for pos in range(1, T)
+             if hits[pos] / 64 > bag_best(pos)}  # rows over their bound, by how much
+    print(f"a share by about {spread * 100:.1f} points (one standard error, near 1/2).")
+    print("Rows over their bound: " + (", ".join(f"position {pos} by {gap * 100:.1f}"
+                                                 for pos, gap in above.items()) or "none")
+          + (" points," if above else ","))
+    print(f"at most {max(above.values(), default=0) / spread:.1f} standard errors.")
 
 # %% ALiBi's slope
 if __name__ == "__main__":

@@ -155,5 +155,4 @@ if __name__ == "__main__":
     else:
         print("Four heads do better on the mean, but not on every seed.")
     ceiling = math.floor(max(shares[1] + shares[4]) * 10 + 1) * 10
-    print(f"No run passes {ceiling}% after {steps} steps: copy-back stays hard for ALiBi with")
-    print("one slope or four.")
+    print(f"No run passes {ceiling}% after {steps} steps, with one slope or four.")
