@@ -590,6 +590,26 @@ def test_bad_arguments_exit_2_with_a_message(args: list[str], words: str) -> Non
     assert words in done.stderr and done.stdout == ""
 
 
+def test_out_replaces_only_an_svg(tmp_path: Path) -> None:
+    """--out writes a name ending in .svg, and replaces a file there only if it is an SVG
+    (a figure written before): a typo must not overwrite a learner's script."""
+    script = tmp_path / "notes.py"
+    script.write_text("keep me\n")
+    for out, words in ((script, "must end in .svg, got"), (tmp_path / "x.png", "must end in"),
+                       ("", "must end in .svg, got ''"), (tmp_path, "must end in .svg")):
+        done = cli_here("pe", "--positions", "4", "--d-model", "4", "--out", str(out))
+        assert done.returncode == 2 and words in done.stderr, (out, done.stderr)
+    assert script.read_text() == "keep me\n"
+    not_svg = tmp_path / "old.svg"
+    not_svg.write_text("a text file that only looks like a figure by name\n")
+    done = cli_here("pe", "--positions", "4", "--d-model", "4", "--out", str(not_svg))
+    assert done.returncode == 2 and "exists and is not an SVG file" in done.stderr
+    figure = tmp_path / "pe.svg"
+    for _ in range(2):  # written, then replaced: it is a figure
+        done = cli_here("pe", "--positions", "4", "--d-model", "4", "--out", str(figure))
+        assert done.returncode == 0 and figure.read_text().startswith("<svg"), done.stderr
+
+
 def test_help_explains_each_kind() -> None:
     done = cli("--help")
     assert done.returncode == 0

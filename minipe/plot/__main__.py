@@ -32,7 +32,7 @@ from minipe.plot.figures import (
     dot_products,
     pe_table,
 )
-from minipe.plot.files import write_svg
+from minipe.plot.files import checked_svg_path, write_svg
 from minipe.plot.terminal import use_color
 from minipe.tokenizer import tokenize
 
@@ -141,6 +141,8 @@ def plot_command(argv: list[str]) -> int:
                                f"{args.width:,}; the printed picture is for a terminal")
     size = work_size(args)
     try:
+        if args.out is not None:
+            checked_svg_path(args.out)  # before the work: a bad name costs nothing
         with working(f"{args.kind}: about {size:,} numbers", size):
             figure = figure_for(args)
             if args.out is not None:
