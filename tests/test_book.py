@@ -281,6 +281,13 @@ def test_the_command_refuses_a_file_for_dir(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "is a file: DIR must be a directory" in done.stderr
+    # a DIR that cannot be made, and an empty one, are refused before any lesson runs
+    for where, words in ((a_file / "pages", "cannot write the pages into"),
+                         ("", "DIR is empty")):
+        done = subprocess.run([sys.executable, "-m", "minipe", "book", str(where)], cwd=ROOT,
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and words in done.stderr, done.stderr
+        assert "running" not in done.stderr  # no lesson ran
 
 
 def test_a_missing_run_is_named(runs: dict[str, LessonRun]) -> None:

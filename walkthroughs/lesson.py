@@ -69,6 +69,14 @@ def _ended(kind: type[BaseException], error: BaseException,
     sys.__excepthook__(kind, error, traceback)  # any other error: its traceback, as always
 
 
+def _directory(text: str) -> Path:
+    """--svg's DIR as a Path; an empty name is refused (Path("") is the current directory)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("DIR is empty: name the directory for the figures, "
+                                         "or leave DIR out for build/figures in the clone")
+    return Path(text)
+
+
 class Figure(Protocol):
     """Anything that can draw itself as SVG text, like minipe.plot's Heatmap and LineChart."""
 
@@ -89,13 +97,19 @@ class Lesson:
             description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
         parser.add_argument("--step", action="store_true",
                             help="pause after each stage until Enter is pressed")
-        parser.add_argument("--svg", metavar="DIR", type=Path, nargs="?", const=FIGURES,
+        parser.add_argument("--svg", metavar="DIR", type=_directory, nargs="?", const=FIGURES,
                             help="also write the lesson's figures into DIR, as SVG files "
                             "(DIR left out: build/figures in the clone, which git ignores)")
         # parse_known_args: a notebook kernel passes arguments of its own.
         args, _ = parser.parse_known_args(argv)
         if args.svg is not None and args.svg.exists() and not args.svg.is_dir():
             parser.error(f"--svg needs a directory for the figures, but {args.svg} is a file")
+        if args.svg is not None:
+            try:  # now, not at the first figure after a page of output
+                args.svg.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                parser.error(f"--svg {args.svg}: cannot make the directory for the figures: "
+                             f"{error.strerror or error}")
         self.step: bool = args.step
         self.svg_dir: Path | None = args.svg
         self.stages = 0

@@ -25,13 +25,21 @@ def book_parser() -> argparse.ArgumentParser:
         "literate pages, each lesson with what it prints and draws, the chapter map, the "
         "sources and the errata. Static HTML, no network, no JavaScript. It runs every "
         "lesson once, so it needs the clone (walkthroughs/ beside minipe/).")
-    parser.add_argument("dir", nargs="?", type=Path, default=ROOT / "build" / "book",
+    parser.add_argument("dir", nargs="?", type=_directory, default=ROOT / "build" / "book",
                         metavar="DIR", help="where to write the pages (default: build/book "
                         "in the clone, which git ignores)")
     parser.add_argument("--notebooks", action="store_true",
                         help="also rewrite walkthroughs/NN_topic.ipynb, each lesson as a "
                         "Jupyter notebook with its outputs")
     return parser
+
+
+def _directory(text: str) -> Path:
+    """DIR as a Path; an empty name is refused (Path("") would be the current directory)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("DIR is empty: name the directory for the pages "
+                                         "(made if missing)")
+    return Path(text)
 
 
 def book_command(argv: list[str]) -> int:
@@ -44,6 +52,12 @@ def book_command(argv: list[str]) -> int:
                      "of minipe, where walkthroughs/ sits beside minipe/")
     if args.dir.exists() and not args.dir.is_dir():
         parser.error(f"{args.dir} is a file: DIR must be a directory (made if missing)")
+    try:  # before the lessons run (about 20 s): a DIR that cannot be written costs nothing
+        args.dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=args.dir):
+            pass
+    except OSError as error:
+        parser.error(f"cannot write the pages into {args.dir}: {error.strerror or error}")
 
     def say(line: str) -> None:
         print(f"book: {line}", file=sys.stderr, flush=True)
