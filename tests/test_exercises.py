@@ -334,6 +334,37 @@ def _stubs(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def test_a_stub_that_ends_python_or_returns_odd_values_gets_a_sentence(tmp_path: Path) -> None:
+    """sys.exit in a stub, at import or in its function, is a sentence, not the checker's
+    silent end; an int past a float's range, or a list of strings, is named for what it is."""
+    ended = _check(tmp_path, 2, "import sys\nsys.exit(3)\n")
+    assert ended.status == "broken" and "called sys.exit(3) at line 7: sys.exit(3)" in ended.text
+    ended = _check(tmp_path, 2, "def lookup(table, ids):\n    raise SystemExit(3)\n")
+    assert ended.status == "wrong" and "sys.exit(3) ends Python" in ended.text
+    assert "your line 7: raise SystemExit(3)" in ended.text
+    huge = _check(tmp_path, 2, "def lookup(table, ids):\n    return [[10 ** 400] * 6]\n")
+    assert "returned a list holding a list holding an int too large for a float" in huge.text
+    words = _check(tmp_path, 2, "def lookup(table, ids):\n    return ['a', 'b']\n")
+    assert "returned a list holding a str (['a', 'b'])" in words.text
+
+
+def test_a_stub_that_is_not_utf8_is_named_and_the_list_still_shows(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _stubs(tmp_path)
+    stub = folder / "01_encode.py"
+    stub.write_bytes(stub.read_bytes() + "# café\n".encode("latin-1"))  # é is byte 0xe9
+    assert main(["exercises", "--dir", str(folder)]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert "not UTF-8" in listed[1] and "01_encode.py" in listed[1]
+    assert main(["exercises", "--dir", str(folder), "check", "1"]) == 1
+    said = capsys.readouterr().err
+    assert f"{stub} is not UTF-8 text" in said and "b'\\xe9'" in said
+    with pytest.raises(SystemExit) as usage:  # a file where a folder goes: a usage error
+        main(["exercises", "--dir", str(stub)])
+    assert usage.value.code == 2
+    assert "is a file: --dir needs the folder" in capsys.readouterr().err
+
+
 def test_the_list_says_done_and_check_alone_takes_the_first_not_done(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = _stubs(tmp_path)

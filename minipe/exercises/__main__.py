@@ -71,11 +71,10 @@ def listing(folder: Path) -> int:
     done = 0
     for item in EXERCISES:
         path = stubs.stub_path(folder, item)
-        state = stubs.is_done(stubs.read(path)) if path.exists() else None
+        state = _state(path)
         done += state is True
-        status = {True: "done", False: "not done", None: "no marker"}[state]
-        if not path.exists():
-            status = "missing"
+        status = state if isinstance(state, str) else {True: "done", False: "not done",
+                                                        None: "no marker"}[state]
         print(f"  {item.number:>2}  {item.title:<52} {status:<9} {path.name}")
     left = [item for item in EXERCISES if not _done(folder, item)]
     tail = f" Next: {PROG} check {left[0].number}" if left else " All done."
@@ -83,9 +82,18 @@ def listing(folder: Path) -> int:
     return 0
 
 
+def _state(path: Path) -> bool | None | str:
+    """True or False as the stub's marker says, None without one; "missing" or "not UTF-8"."""
+    if not path.exists():
+        return "missing"
+    try:
+        return stubs.is_done(stubs.read(path))
+    except ValueError:  # not UTF-8: `check N` says so in a sentence
+        return "not UTF-8"
+
+
 def _done(folder: Path, item: Exercise) -> bool:
-    path = stubs.stub_path(folder, item)
-    return path.exists() and stubs.is_done(stubs.read(path)) is True
+    return _state(stubs.stub_path(folder, item)) is True
 
 
 def check_command(folder: Path, chosen: Exercise | None) -> int:
@@ -132,6 +140,8 @@ def command(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     folder = args.dir if args.dir is not None else stubs.default_folder()
+    if folder.exists() and not folder.is_dir():
+        parser.error(f"{folder} is a file: --dir needs the folder that holds the stubs")
     if not folder.is_dir():
         parser.error(f"no folder {folder}: run from the clone, or give --dir DIR")
     chosen = exercise(args.number) if getattr(args, "number", None) else None
@@ -141,11 +151,15 @@ def command(argv: list[str]) -> int:
         assert chosen is not None
         print(f"exercise {chosen.number}, {chosen.title}: {chosen.hint}")
         return 0
-    if args.verb == "solution":
-        assert chosen is not None
-        return solution_command(folder, chosen)
-    if args.verb == "check":
-        return check_command(folder, chosen)
+    try:
+        if args.verb == "solution":
+            assert chosen is not None
+            return solution_command(folder, chosen)
+        if args.verb == "check":
+            return check_command(folder, chosen)
+    except ValueError as error:  # a stub that is not UTF-8 (stubs.read)
+        print(error, file=sys.stderr)
+        return 1
     return listing(folder)
 
 

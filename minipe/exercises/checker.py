@@ -53,10 +53,13 @@ def load(path: Path, source: str, function: str) -> tuple[Function | None, Resul
         return None, Result("broken", text)
     try:
         exec(code, namespace)
-    except Exception as error:  # the learner's file, run: anything can happen
-        where = learner_line(error, path)
+    except (Exception, SystemExit) as error:  # the learner's file, run: anything can happen
+        where = learner_line(error, path) or "import"
+        if isinstance(error, SystemExit):  # not the checker's end: a sentence
+            return None, Result("broken", f"running {path} called sys.exit({error.code!r}) at "
+                                          f"{where}: a stub only defines its function")
         return None, Result("broken", f"running {path} raised {type(error).__name__} at "
-                                      f"{where or 'import'}: {error}")
+                                      f"{where}: {error}")
     found = namespace.get(function)
     if not callable(found):
         return None, Result("broken", f"{path} defines no function {function}(): the checker "
@@ -77,18 +80,28 @@ def outcome(exercise: Exercise, function: Function, args: tuple[Any, ...], path:
         value = exercise.call(function, copy.deepcopy(args))  # its own copy to change
     except Exception as error:  # a learner's TypeError or IndexError becomes a sentence
         return Outcome(error=error, line=learner_line(error, path))
+    except SystemExit as error:  # sys.exit() in the stub: a sentence, not the checker's end
+        ended = RuntimeError(f"sys.exit({error.code!r}) ends Python; return the value instead")
+        return Outcome(error=ended, line=learner_line(error, path))
     return Outcome(value=value)
 
 
 def plain(value: Any) -> Any:
-    """Nested lists of floats (a Matrix, tuples and ints are welcome); TypeError otherwise."""
+    """Nested lists of floats (a Matrix, tuples and ints are welcome); otherwise a TypeError
+    that says what was found: 'a str', 'a list holding a str', 'an int too large ...'."""
     if hasattr(value, "tolist"):
         value = value.tolist()
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an int past 1.8e308
+            raise TypeError("an int too large for a float") from None
     if isinstance(value, (list, tuple)):
-        return [plain(item) for item in value]
-    raise TypeError(type(value).__name__)
+        try:
+            return [plain(item) for item in value]
+        except TypeError as error:
+            raise TypeError(f"a {type(value).__name__} holding {error}") from None
+    raise TypeError(f"a {type(value).__name__}")
 
 
 def shape_of(value: Any) -> tuple[int, ...] | None:
@@ -237,7 +250,7 @@ def _compare(exercise: Exercise, args: tuple[Any, ...], expected: Any, yours: Ou
     try:
         value = plain(yours.value)
     except TypeError as error:
-        return Result("wrong", f"{call}\n{name} returned a {error} ({yours.value!r:.60}); it "
+        return Result("wrong", f"{call}\n{name} returned {error} ({yours.value!r:.60}); it "
                                f"should return numbers shaped like {_shape_text(expected)}"
                                f"{' - a return is missing?' if yours.value is None else ''}")
     shape, wanted = shape_of(value), shape_of(expected)

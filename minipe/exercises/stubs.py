@@ -33,8 +33,13 @@ def stub_path(folder: Path, exercise: Exercise) -> Path:
 
 def read(path: Path) -> str:
     """The stub's text, line endings as they are (a Windows editor's \\r\\n stays)."""
-    with open(path, encoding="utf-8", newline="") as file:
-        return file.read()
+    try:
+        with open(path, encoding="utf-8", newline="") as file:
+            return file.read()
+    except UnicodeDecodeError as error:  # a file saved as Latin-1, say
+        raise ValueError(f"{path} is not UTF-8 text (byte {error.start} is "
+                         f"{error.object[error.start:error.start + 1]!r}): save it as UTF-8, "
+                         f"the encoding Python reads") from None
 
 
 def is_done(source: str) -> bool | None:
