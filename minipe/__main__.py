@@ -128,6 +128,18 @@ def train_parser() -> argparse.ArgumentParser:
     return parser
 
 
+LONGEST_RUN = 24 * 3600  # seconds: a run past a day is a typo, not a lesson
+
+
+def check_run_time(first_step: float, steps: int) -> None:
+    """Refuse, after its first step, a run that would take more than a day, with the estimate."""
+    estimate = first_step * steps
+    if estimate > LONGEST_RUN:
+        raise ValueError(f"--steps {steps:,} would take about {estimate / 86400:,.0f} days at "
+                         f"{first_step * 1000:.0f} ms a step (the first step's time); the "
+                         f"lab's runs take seconds to minutes: try --steps 300")
+
+
 class Progress:
     """on_step for `train`: a redrawn line on a terminal, plain lines otherwise."""
 
@@ -137,9 +149,12 @@ class Progress:
         self.live = stream.isatty()
         self.every = max(1, steps // 10)  # piped: ten lines per run
         self.step = 0  # the last step done, for the line that Ctrl-C prints
+        self.start = time.perf_counter()
 
     def __call__(self, step: int, loss: float) -> None:
         self.step = step
+        if step == 1:  # the first step's time, times the steps: a run that cannot finish?
+            check_run_time(time.perf_counter() - self.start, self.steps)
         filled = BAR * step // self.steps
         line = (f"step {step:>{len(str(self.steps))}}/{self.steps}  loss {loss:7.4f}  "
                 f"[{'#' * filled}{'.' * (BAR - filled)}]")

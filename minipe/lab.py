@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from minipe.arrays import Matrix
-from minipe.checks import checked_number, checked_size
+from minipe.checks import check_table_size, checked_number, checked_size
 from minipe.gradients import IGNORE
 from minipe.training import TinyModel
 
@@ -96,6 +96,16 @@ def _make_batch(task: str, vocab_size: int, seq_len: int, batch_size: int,
     return inputs, targets
 
 
+def step_numbers(model: TinyModel, T: int) -> int:
+    """About how many numbers one sequence of T tokens holds in a step's forward and
+    backward passes: per token some 20 d_model + 2 vocab_size (x, q, k, v, the heads'
+    output, the logits, each one's gradient, and the copies between), per head three
+    T x T tables (scores, weights, their gradient). A batch of 10,000 at d 8, T 8 peaked
+    at 518 MB, against the 497 MB this gives at 32 bytes a number."""
+    per_token = 20 * model.d_model + 2 * model.vocab_size
+    return T * per_token + 3 * model.num_heads * T * T
+
+
 def train(model: TinyModel, task: str, *, steps: int = 300, batch_size: int = 8,
           learning_rate: float = 0.05, seed: int = 0, seq_len: int | None = None,
           k: int = 2, on_step: Callable[[int, float], object] | None = None
@@ -116,6 +126,9 @@ def train(model: TinyModel, task: str, *, steps: int = 300, batch_size: int = 8,
     _check_task(task, model.vocab_size, T, k)
     checked_size(steps, "steps")
     checked_size(batch_size, "batch_size")
+    check_table_size(batch_size * step_numbers(model, T),
+                     f"a training step of batch_size={batch_size:,} sequences of T = {T} "
+                     f"tokens at d_model={model.d_model}")
     checked_size(seed, "seed", minimum=0)
     lr = checked_number(learning_rate, "learning_rate")
     if not 0 < lr < math.inf:

@@ -52,6 +52,21 @@ def test_the_command_trains_and_reports_t_and_2t() -> None:
     assert learned[-1].startswith("at 2T = 16: cannot run - the learned table has 8 rows")
 
 
+def test_a_run_that_would_take_days_stops_after_its_first_step(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The first step's time times --steps: 10^9 steps of at least 1 ms each are over
+    11 days, refused with the estimate (a usage error, status 2)."""
+    with pytest.raises(SystemExit) as usage:
+        main(["train", "--steps", "1000000000"])
+    assert usage.value.code == 2
+    said = capsys.readouterr().err
+    days = re.search(r"--steps 1,000,000,000 would take about ([\d,]+) days at (\d+) ms a step",
+                     said)
+    assert days is not None, said
+    assert int(days.group(1).replace(",", "")) >= 11 and int(days.group(2)) >= 1
+    assert "try --steps 300" in said
+
+
 def test_the_command_explains_every_option_and_refuses_bad_ones() -> None:
     helped = _command("train", "--help").stdout
     assert helped.startswith("usage: python -m minipe train")

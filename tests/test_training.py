@@ -319,6 +319,17 @@ def test_a_learned_table_cannot_read_past_its_rows() -> None:
     assert TinyModel(5, 4, 8, positions="rope").logits([0] * 32).shape == (32, 5)
 
 
+def test_a_batch_too_big_for_memory_is_refused_before_the_first_step() -> None:
+    """A step holds about (20 d + 2 vocab) numbers a token and 3 T x T a head: at d 8, vocab
+    5, T 8, one head, 8 * 170 + 192 = 1,552 a sequence; 100,000 sequences, 155,200,000
+    numbers at 32 bytes, about 5 GB, past the 4 GB minipe builds."""
+    with pytest.raises(ValueError, match=r"a training step of batch_size=100,000 sequences of "
+                                         r"T = 8 tokens at d_model=8 would hold 155,200,000 "
+                                         r"numbers, about 5 GB"):
+        train(TinyModel(5, 8, 8), "previous-token", batch_size=100_000)
+    assert len(train(TinyModel(5, 8, 8), "previous-token", steps=1, batch_size=500).losses) == 1
+
+
 def test_bad_arguments_fail_with_a_sentence() -> None:
     with pytest.raises(ValueError, match="positions must be one of sinusoidal, learned, none"):
         TinyModel(5, 4, 4, positions="absolute")
