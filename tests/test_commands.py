@@ -279,6 +279,7 @@ def test_a_lesson_that_cannot_write_its_figures_says_so(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, str(WALKTHROUGHS / "04_sinusoidal_by_hand.py"),
                            "--svg", str(a_file / "figures")], cwd=ROOT, capture_output=True,
                           text=True, timeout=60)
-    assert done.returncode == 2
-    assert done.stderr == (f"--svg {a_file / 'figures'}: cannot write the figures there "
-                           f"(Not a directory)\n")
+    assert done.returncode == 2 and done.stdout == ""  # refused before the first stage
+    assert done.stderr.splitlines()[-1] == (
+        f"04_sinusoidal_by_hand.py: error: --svg {a_file / 'figures'}: cannot make the "
+        f"directory for the figures: Not a directory")
