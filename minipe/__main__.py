@@ -51,6 +51,27 @@ from minipe.tokenizer import tokenize
 from minipe.training import TinyModel
 
 BAR = 30  # characters in the progress bar
+
+
+def count(text: str) -> int:
+    """An option that counts (steps, tokens, columns): a whole number >= 1. argparse names
+    the option in the usage error: "argument --seq-len: must be >= 1, got 0"."""
+    return _whole(text, 1)
+
+
+def index(text: str) -> int:
+    """An option that numbers from 0 (a seed, a position): a whole number >= 0."""
+    return _whole(text, 0)
+
+
+def _whole(text: str, least: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be >= {least}, got {value}")
+    return value
 LONG = 2_000_000  # numbers to hold: past this, a terminal is told the work has started
 
 
@@ -71,7 +92,7 @@ def trace_parser() -> argparse.ArgumentParser:
                         "attention mask and position_ids, and a check that each text's real "
                         "rows equal the text alone. A text that is a command's name (train, "
                         "book, exercises) goes after --")
-    parser.add_argument("--d-model", type=int, default=8, metavar="N",
+    parser.add_argument("--d-model", type=count, default=8, metavar="N",
                         help="width of every embedding vector (default: 8)")
     parser.add_argument("--positions", choices=POSITION_KINDS, default="sinusoidal",
                         help="sinusoidal: the fixed sin/cos table of the 2017 paper; learned: "
@@ -81,7 +102,7 @@ def trace_parser() -> argparse.ArgumentParser:
                         "(ALiBi); none: no positions, so attention is blind to word order - "
                         "unless --causal, whose mask alone lets order in (default: "
                         "sinusoidal)")
-    parser.add_argument("--seed", type=int, default=0,
+    parser.add_argument("--seed", type=index, default=0,
                         help="seed of the random tables (token table: seed, learned "
                         "positions: seed+1, attention weights: seed+2; default: 0)")
     parser.add_argument("--causal", action="store_true",
@@ -107,23 +128,23 @@ def train_parser() -> argparse.ArgumentParser:
                         help="previous-token: predict the token before; copy-back: the token "
                         "K back; who-bites-whom: in 'a man bites a dog who?', predict the "
                         "subject (default: previous-token)")
-    parser.add_argument("--steps", type=int, default=300, help="training steps (default: 300)")
-    parser.add_argument("--batch-size", type=int, default=8,
+    parser.add_argument("--steps", type=count, default=300, help="training steps (default: 300)")
+    parser.add_argument("--batch-size", type=count, default=8,
                         help="sequences per step, each new (default: 8)")
     parser.add_argument("--learning-rate", type=float, default=0.05,
                         help="Adam's step size (default: 0.05)")
-    parser.add_argument("--seq-len", type=int, default=8, metavar="T",
+    parser.add_argument("--seq-len", type=count, default=8, metavar="T",
                         help="training length T; also the learned table's rows "
                         "(default: 8; who-bites-whom's sentences have 6 tokens)")
-    parser.add_argument("--d-model", type=int, default=8, help="width of every vector "
+    parser.add_argument("--d-model", type=count, default=8, help="width of every vector "
                         "(default: 8)")
-    parser.add_argument("--vocab-size", type=int, default=5,
+    parser.add_argument("--vocab-size", type=count, default=5,
                         help=f"token kinds for previous-token and copy-back (default: 5; "
                         f"who-bites-whom uses its {len(WORDS)} words)")
-    parser.add_argument("--k", type=int, default=2, help="copy-back's distance (default: 2)")
+    parser.add_argument("--k", type=count, default=2, help="copy-back's distance (default: 2)")
     parser.add_argument("--base", type=float, default=10000.0,
                         help="the base of sinusoidal and rope positions (default: 10000)")
-    parser.add_argument("--seed", type=int, default=0,
+    parser.add_argument("--seed", type=index, default=0,
                         help="seed of the model's tables and of the batches (default: 0)")
     return parser
 

@@ -74,7 +74,7 @@ def test_the_command_explains_every_option_and_refuses_bad_ones() -> None:
                    "--seq-len", "--d-model", "--vocab-size", "--k", "--base", "--seed"):
         assert option in helped
     bad = _command("train", "--steps", "0")
-    assert bad.returncode == 2 and "steps must be >= 1, got 0" in bad.stderr
+    assert bad.returncode == 2 and "argument --steps: must be >= 1, got 0" in bad.stderr
     assert "invalid choice: 'absolute'" in _command("train", "--positions", "absolute").stderr
 
 

@@ -125,7 +125,7 @@ def test_cli_rejects_bad_options_with_a_message(capsys: pytest.CaptureFixture[st
     with pytest.raises(SystemExit) as exit_info:
         main(["--d-model", "0"])
     assert exit_info.value.code == 2
-    assert "d_model must be >= 1, got 0" in capsys.readouterr().err
+    assert "argument --d-model: must be >= 1, got 0" in capsys.readouterr().err  # the option
 
 
 def test_python_dash_m_minipe_runs_from_the_clone() -> None:

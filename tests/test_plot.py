@@ -459,9 +459,12 @@ def test_an_unwritable_path_is_named(tmp_path: Path) -> None:
     target = not_a_directory / "pe.svg"
     with pytest.raises(OSError, match=re.escape(f"cannot write {str(target)!r}")):
         write_svg(target, pe_table(8, 4).svg())
-    with pytest.raises(OSError, match="cannot write"):
+    with pytest.raises(ValueError, match="must end in .svg"):
         write_svg(tmp_path, pe_table(8, 4).svg())  # a directory is not a file
-    assert leftovers(tmp_path) == ["notes.txt"]
+    (tmp_path / "figures.svg").mkdir()
+    with pytest.raises(ValueError, match="is a directory: name the .svg file"):
+        write_svg(tmp_path / "figures.svg", pe_table(8, 4).svg())
+    assert leftovers(tmp_path) == ["figures.svg", "notes.txt"]
 
 
 def test_a_failed_write_leaves_no_half_written_file(tmp_path: Path,
@@ -572,7 +575,9 @@ def test_a_reader_that_stops_early_ends_the_picture_quietly() -> None:
 
 
 @pytest.mark.parametrize("args, words", [
-    (["pe", "--positions", "0"], "num_positions must be >= 1, got 0"),
+    (["pe", "--positions", "0"], "argument --positions: must be >= 1, got 0"),
+    (["dot", "--at", "-5"], "argument --at: must be >= 0, got -5"),
+    (["curves", "--d-model", "x"], "argument --d-model: must be a whole number, got 'x'"),
     (["curves", "--dims", "40"], "dimension 40 is out of range"),
     (["attention", "--position-kind", "absolute"], "invalid choice: 'absolute'"),
     (["attention", "--positions", "rope"], "choose the encoding with --position-kind rope"),

@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from minipe.__main__ import ends_quietly, working
+from minipe.__main__ import count, ends_quietly, index, working
 from minipe.pipeline import DEFAULT_TEXT, POSITION_KINDS, numbers_held, run
 from minipe.plot.figures import (
     Heatmap,
@@ -69,17 +69,17 @@ def build_parser() -> argparse.ArgumentParser:
     attention = kinds.add_parser("attention", help=KINDS["attention"],
                                  description=_sentence("attention"))
     for sub, rows in ((pe, "the rows of the table"), (wave, "pos = 0 .. N-1")):
-        sub.add_argument("--positions", type=int, default=64, metavar="N", dest="num_positions",
+        sub.add_argument("--positions", type=count, default=64, metavar="N", dest="num_positions",
                          help=f"how many positions: {rows} (default: 64)")
     wave.add_argument("--dims", type=int, nargs="+", metavar="J",
                       help="the columns to draw, 0 .. D-1; even j is a sine, odd j a cosine "
                       "(default: 0, 1, D/4 and D/2, rounded down to even: 0 1 8 16 for D = 32)")
-    dot.add_argument("--max-offset", type=int, default=64, metavar="K",
+    dot.add_argument("--max-offset", type=count, default=64, metavar="K",
                      help="draw k = 0 .. K (default: 64)")
-    dot.add_argument("--at", type=int, nargs="+", default=[0, 10], metavar="P",
+    dot.add_argument("--at", type=index, nargs="+", default=[0, 10], metavar="P",
                      help="the starting positions p, one line each (default: 0 10)")
     for sub, default in ((pe, 32), (wave, 32), (dot, 32), (attention, 8)):
-        sub.add_argument("--d-model", type=int, default=default, metavar="D",
+        sub.add_argument("--d-model", type=count, default=default, metavar="D",
                          help=f"d_model, how many numbers each vector holds (default: "
                          f"{default})")
     for sub in (pe, wave, dot):
@@ -91,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
                            help="how positions enter: " + ", ".join(POSITION_KINDS) +
                            " (default: sinusoidal); `python -m minipe` calls this --positions")
     attention.add_argument("--positions", dest="misplaced_kind", help=argparse.SUPPRESS)
-    attention.add_argument("--seed", type=int, default=0,
+    attention.add_argument("--seed", type=index, default=0,
                            help="seed of the random tables (default: 0)")
     attention.add_argument("--causal", action="store_true",
                            help="GPT's causal mask: token i attends only to tokens 0..i")
