@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import os
 import sys
 import time
@@ -223,10 +224,30 @@ def train_command(argv: list[str]) -> int:
     return 0
 
 
+COMMAND_NAMES = {"train": "python -m minipe train", "book": "python -m minipe book",
+                 "exercises": "python -m minipe exercises", "plot": "python -m minipe.plot"}
+
+
+def _notes(texts: list[str]) -> list[str]:
+    """What the learner may have meant: a command, misspelt (`exercise`), or one sentence
+    typed without quotes (every word a text of its own). The texts still run."""
+    notes = []
+    near = difflib.get_close_matches(texts[0].lower(), COMMAND_NAMES, n=1, cutoff=0.7)
+    if near and (texts[0] != near[0] or near[0] == "plot"):
+        notes.append(f"{texts[0]!r} runs as a text here; the command is "
+                     f"`{COMMAND_NAMES[near[0]]}`")
+    if len(texts) >= 3 and all(len(text.split()) == 1 for text in texts):
+        notes.append(f"{len(texts)} one-word texts make a batch of {len(texts)} texts; for "
+                     f"one sentence, quote it: python -m minipe \"{' '.join(texts[:3])} ...\"")
+    return notes
+
+
 def trace_command(argv: list[str]) -> int:
     """`python -m minipe [TEXT] ...`: print every stage; bad options exit 2."""
     parser = trace_parser()
     args = parser.parse_args(argv)
+    for note in _notes(args.text):
+        print(f"note: {note}", file=sys.stderr)
     if len(args.text) > 1:
         return batch_command(parser, args)
     if args.padding_side is not None:

@@ -67,6 +67,24 @@ def test_a_run_that_would_take_days_stops_after_its_first_step(
     assert "try --steps 300" in said
 
 
+def test_a_misspelt_command_or_an_unquoted_sentence_gets_a_note(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The texts still run (status 0), with a note on stderr of what was probably meant;
+    a text that is a command's name, given after --, and two words, get none."""
+    for argv, note in ((["exercise"], "note: 'exercise' runs as a text here; the command is "
+                                      "`python -m minipe exercises`"),
+                       (["books"], "the command is `python -m minipe book`"),
+                       (["plot", "pe"], "the command is `python -m minipe.plot`"),
+                       ("The cat sat on the mat".split(),
+                        "6 one-word texts make a batch of 6 texts; for one sentence, quote it: "
+                        "python -m minipe \"The cat sat ...\"")):
+        assert main(argv) == 0
+        assert note in capsys.readouterr().err, argv
+    for argv in (["--", "train"], ["a", "b"], ["The cat sat on the mat"]):
+        assert main(argv) == 0
+        assert "note:" not in capsys.readouterr().err, argv
+
+
 def test_the_command_explains_every_option_and_refuses_bad_ones() -> None:
     helped = _command("train", "--help").stdout
     assert helped.startswith("usage: python -m minipe train")
