@@ -40,6 +40,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import difflib
+import io
 import os
 import sys
 import time
@@ -302,7 +303,13 @@ def working(what: str, size: int) -> Iterator[None]:
 
 
 def ends_quietly(command: Callable[[list[str]], int], argv: list[str]) -> int:
-    """command(argv)'s status; 130 after Ctrl-C (one line), 1 if stdout's reader left."""
+    """command(argv)'s status; 130 after Ctrl-C (one line), 1 if stdout's reader left.
+
+    A character the output's encoding lacks (a shade block or a · sent to a file on a
+    Windows code page) is written as ?, not raised: the picture survives, a little worn."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            stream.reconfigure(errors="replace")
     try:
         status = command(argv)
         sys.stdout.flush()  # flush now: a closed pipe shows up here, not at exit

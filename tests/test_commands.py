@@ -85,6 +85,16 @@ def test_a_misspelt_command_or_an_unquoted_sentence_gets_a_note(
         assert "note:" not in capsys.readouterr().err, argv
 
 
+def test_an_output_encoding_without_the_pictures_characters_gets_question_marks() -> None:
+    """Sent to a file in an encoding without the shade blocks (ASCII here; a Windows code
+    page lacks them too), the picture is drawn with ? where a character is missing."""
+    done = subprocess.run([sys.executable, "-m", "minipe.plot", "pe", "--positions", "4",
+                           "--d-model", "8"], cwd=ROOT, capture_output=True, timeout=60,
+                          env={**os.environ, "PYTHONIOENCODING": "ascii", "NO_COLOR": "1"})
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    assert done.stdout.splitlines()[1].startswith(b"0 ?") and b"?" * 16 in done.stdout
+
+
 def test_the_command_explains_every_option_and_refuses_bad_ones() -> None:
     helped = _command("train", "--help").stdout
     assert helped.startswith("usage: python -m minipe train")
