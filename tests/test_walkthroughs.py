@@ -1080,6 +1080,16 @@ def test_the_figures_name_what_they_show() -> None:
     assert "downsampled from 1024 x 768" in big  # and it says so
 
 
+def test_an_unknown_option_is_refused_but_a_kernels_arguments_are_not() -> None:
+    """--svgdir for --svg is a typo, refused with status 2 before the lesson starts; a notebook
+    kernel's own arguments (-f its connection file) pass."""
+    typo = _run(WALKTHROUGHS / "01_text_to_ids.py", "--svgdir", "figures")
+    assert typo.returncode == 2 and typo.stdout == ""
+    assert "unrecognized arguments: --svgdir (a lesson takes --step and --svg [DIR])" in typo.stderr
+    kernel = _run(WALKTHROUGHS / "01_text_to_ids.py", "-f", "kernel-1234.json")
+    assert kernel.returncode == 0 and kernel.stdout.startswith("Lesson 1: text to token IDs")
+
+
 def test_svg_needs_a_directory(tmp_path: Path) -> None:
     a_file = tmp_path / "figures"
     a_file.write_text("not a directory")

@@ -100,8 +100,13 @@ class Lesson:
         parser.add_argument("--svg", metavar="DIR", type=_directory, nargs="?", const=FIGURES,
                             help="also write the lesson's figures into DIR, as SVG files "
                             "(DIR left out: build/figures in the clone, which git ignores)")
-        # parse_known_args: a notebook kernel passes arguments of its own.
-        args, _ = parser.parse_known_args(argv)
+        # parse_known_args: a notebook kernel passes arguments of its own (-f kernel.json);
+        # an unknown --option is the learner's typo (--svgdir for --svg), refused.
+        args, unknown = parser.parse_known_args(argv)
+        typos = [word for word in unknown if word.startswith("--")]
+        if typos:
+            parser.error(f"unrecognized arguments: {' '.join(typos)} (a lesson takes --step "
+                         f"and --svg [DIR])")
         if args.svg is not None and args.svg.exists() and not args.svg.is_dir():
             parser.error(f"--svg needs a directory for the figures, but {args.svg} is a file")
         if args.svg is not None:
