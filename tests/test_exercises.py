@@ -14,6 +14,7 @@ import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from minipe.__main__ import main
-from minipe.exercises import solutions, stubs
+from minipe.exercises import checker, solutions, stubs
 from minipe.exercises.catalogue import EXERCISES, exercise
 from minipe.exercises.checker import Result, check
 from minipe.exercises.mistakes import ISSUE_21, MISTAKES, ROOT
@@ -346,6 +347,22 @@ def test_a_stub_that_ends_python_or_returns_odd_values_gets_a_sentence(tmp_path:
     assert "returned a list holding a list holding an int too large for a float" in huge.text
     words = _check(tmp_path, 2, "def lookup(table, ids):\n    return ['a', 'b']\n")
     assert "returned a list holding a str (['a', 'b'])" in words.text
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGALRM"), reason="the time limit needs SIGALRM")
+def test_a_loop_that_never_ends_is_stopped_and_named(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(checker, "TIME_LIMIT", 0.2)  # 10 s in use: the test needs no wait
+    looping = _check(tmp_path, 2, "def lookup(table, ids):\n    while True:\n        pass\n")
+    assert looping.status == "wrong", looping.text
+    # the alarm lands on the loop's test or its body: either is the learner's loop
+    assert re.search(r"lookup\(\) raised TimeoutError at your line (7: while True:|8: pass)",
+                     looping.text), looping.text
+    assert "it ran 0.2 s without returning: a loop that never ends?" in looping.text
+    at_import = _check(tmp_path, 2, "while True:\n    pass\n")
+    assert at_import.status == "broken" and "raised TimeoutError" in at_import.text
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)  # no alarm left behind
+    assert _check(tmp_path, 2, inspect.getsource(solutions.lookup)).status == "done"
 
 
 def test_a_stub_that_is_not_utf8_is_named_and_the_list_still_shows(

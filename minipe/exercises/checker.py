@@ -11,19 +11,43 @@ learner's code is told as a sentence with the learner's own line.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
+import signal
 import textwrap
+import threading
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from minipe.display import format_number, grid_line
 from minipe.exercises.catalogue import Exercise, Function, call_each
 from minipe.exercises.mistakes import MISTAKES
 
 SHOWN_ROWS = 3  # the differing rows shown in a grid
+TIME_LIMIT = 10.0  # seconds a learner's code may run: every case of minipe's takes < 0.1 s
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Stop the learner's code with a TimeoutError after `seconds` (a loop that never ends),
+    where the interpreter can (SIGALRM: Linux and macOS, in the main thread); else no limit."""
+    if not hasattr(signal, "SIGALRM") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise TimeoutError(f"it ran {seconds:g} s without returning: a loop that never ends?")
+
+    before = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
 
 
 @dataclass(frozen=True)
@@ -52,7 +76,8 @@ def load(path: Path, source: str, function: str) -> tuple[Function | None, Resul
                 f"    {(error.text or '').strip()}")
         return None, Result("broken", text)
     try:
-        exec(code, namespace)
+        with time_limit(TIME_LIMIT):
+            exec(code, namespace)
     except (Exception, SystemExit) as error:  # the learner's file, run: anything can happen
         where = learner_line(error, path) or "import"
         if isinstance(error, SystemExit):  # not the checker's end: a sentence
@@ -77,7 +102,8 @@ def learner_line(error: BaseException, path: Path) -> str:
 
 def outcome(exercise: Exercise, function: Function, args: tuple[Any, ...], path: Path) -> Outcome:
     try:
-        value = exercise.call(function, copy.deepcopy(args))  # its own copy to change
+        with time_limit(TIME_LIMIT):
+            value = exercise.call(function, copy.deepcopy(args))  # its own copy to change
     except Exception as error:  # a learner's TypeError or IndexError becomes a sentence
         return Outcome(error=error, line=learner_line(error, path))
     except SystemExit as error:  # sys.exit() in the stub: a sentence, not the checker's end
