@@ -41,6 +41,7 @@ import argparse
 import contextlib
 import difflib
 import io
+import math
 import os
 import sys
 import time
@@ -64,6 +65,17 @@ def count(text: str) -> int:
 def index(text: str) -> int:
     """An option that numbers from 0 (a seed, a position): a whole number >= 0."""
     return _whole(text, 0)
+
+
+def rate(text: str) -> float:
+    """A learning rate: a number > 0 and finite, such as 0.05."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number such as 0.05, got {text!r}") from None
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a number > 0 such as 0.05, got {text}")
+    return value
 
 
 def _whole(text: str, least: int) -> int:
@@ -133,7 +145,7 @@ def train_parser() -> argparse.ArgumentParser:
     parser.add_argument("--steps", type=count, default=300, help="training steps (default: 300)")
     parser.add_argument("--batch-size", type=count, default=8,
                         help="sequences per step, each new (default: 8)")
-    parser.add_argument("--learning-rate", type=float, default=0.05,
+    parser.add_argument("--learning-rate", type=rate, default=0.05,
                         help="Adam's step size (default: 0.05)")
     parser.add_argument("--seq-len", type=count, default=8, metavar="T",
                         help="training length T; also the learned table's rows "
@@ -143,9 +155,11 @@ def train_parser() -> argparse.ArgumentParser:
     parser.add_argument("--vocab-size", type=count, default=5,
                         help=f"token kinds for previous-token and copy-back (default: 5; "
                         f"who-bites-whom uses its {len(WORDS)} words)")
-    parser.add_argument("--k", type=count, default=2, help="copy-back's distance (default: 2)")
-    parser.add_argument("--base", type=float, default=10000.0,
-                        help="the base of sinusoidal and rope positions (default: 10000)")
+    parser.add_argument("--k", type=count, default=None,
+                        help="copy-back's distance (default: 2; only --task copy-back)")
+    parser.add_argument("--base", type=float, default=None,
+                        help="the base of sinusoidal and rope positions (default: 10000; "
+                        "only those two)")
     parser.add_argument("--seed", type=index, default=0,
                         help="seed of the model's tables and of the batches (default: 0)")
     return parser
@@ -193,6 +207,13 @@ def train_command(argv: list[str]) -> int:
     """`python -m minipe train ...`: 0 when done, 130 after Ctrl-C; bad options exit 2."""
     parser = train_parser()
     args = parser.parse_args(argv)
+    if args.k is not None and args.task != "copy-back":
+        parser.error(f"--k is copy-back's distance; --task {args.task} does not use it")
+    if args.base is not None and args.positions not in ("sinusoidal", "rope"):
+        parser.error(f"--base is the base of sinusoidal and rope positions; --positions "
+                     f"{args.positions} does not use it")
+    args.k = 2 if args.k is None else args.k
+    args.base = 10000.0 if args.base is None else args.base
     vocab_size = len(WORDS) if args.task == "who-bites-whom" else args.vocab_size
     seq_len = 6 if args.task == "who-bites-whom" else args.seq_len
     progress = Progress(args.steps, sys.stdout)

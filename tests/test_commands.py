@@ -52,6 +52,23 @@ def test_the_command_trains_and_reports_t_and_2t() -> None:
     assert learned[-1].startswith("at 2T = 16: cannot run - the learned table has 8 rows")
 
 
+@pytest.mark.parametrize("argv, words", [
+    (["--k", "5"], "--k is copy-back's distance; --task previous-token does not use it"),
+    (["--base", "500"], "--base is the base of sinusoidal and rope positions; --positions "
+                        "learned does not use it"),
+    (["--learning-rate", "0"], "argument --learning-rate: must be a number > 0 such as 0.05"),
+    (["--learning-rate", "inf"], "argument --learning-rate: must be a number > 0"),
+    (["--seq-len", "0"], "argument --seq-len: must be >= 1, got 0"),
+])
+def test_train_refuses_an_option_its_run_would_ignore_or_cannot_use(
+        argv: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Refused before anything is printed on stdout: a usage error, status 2."""
+    with pytest.raises(SystemExit) as usage:
+        main(["train", *argv])
+    said = capsys.readouterr()
+    assert usage.value.code == 2 and words in said.err and said.out == ""
+
+
 def test_a_run_that_would_take_days_stops_after_its_first_step(
         capsys: pytest.CaptureFixture[str]) -> None:
     """The first step's time times --steps: 10^9 steps of at least 1 ms each are over

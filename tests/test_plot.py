@@ -381,7 +381,11 @@ def test_colour_only_for_a_terminal_without_no_color(monkeypatch: pytest.MonkeyP
             return True
 
     monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
     assert use_color(Terminal()) and not use_color(io.StringIO())  # a pipe, a file
+    monkeypatch.setenv("TERM", "dumb")  # a terminal without colours
+    assert not use_color(Terminal())
+    monkeypatch.setenv("TERM", "xterm-256color")
     monkeypatch.setenv("NO_COLOR", "1")
     assert not use_color(Terminal())
     for width in (24, 60):

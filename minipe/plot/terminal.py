@@ -42,8 +42,9 @@ LABEL_WIDTH = 10  # row labels (tokens) are cut to this
 
 
 def use_color(stream: TextIO) -> bool:
-    """Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org)."""
-    return stream.isatty() and not os.environ.get("NO_COLOR")
+    """Colour only for a terminal that has it: never when NO_COLOR is set
+    (https://no-color.org), nor on TERM=dumb (Emacs's shell, some CI logs)."""
+    return stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
 
 
 def shade(t: float) -> str:
