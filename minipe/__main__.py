@@ -47,6 +47,7 @@ import sys
 import time
 from typing import Callable, Iterator, TextIO
 
+from minipe.display import counted
 from minipe.lab import TASKS, WORDS, accuracy, train
 from minipe.pipeline import DEFAULT_TEXT, POSITION_KINDS, numbers_held, run
 from minipe.pipeline_batch import run_batch
@@ -148,15 +149,17 @@ def train_parser() -> argparse.ArgumentParser:
     parser.add_argument("--learning-rate", type=rate, default=0.05,
                         help="Adam's step size (default: 0.05)")
     parser.add_argument("--seq-len", type=count, default=8, metavar="T",
-                        help="training length T; also the learned table's rows "
-                        "(default: 8; who-bites-whom's sentences have 6 tokens)")
-    parser.add_argument("--d-model", type=count, default=8, help="width of every vector "
-                        "(default: 8)")
+                        help="training length T, at least 2 (previous-token) or K + 1 "
+                        "(copy-back); also the learned table's rows (default: 8; "
+                        "who-bites-whom's sentences have 6 tokens)")
+    parser.add_argument("--d-model", type=count, default=8, help="width of every vector; "
+                        "even for rope (default: 8)")
     parser.add_argument("--vocab-size", type=count, default=5,
                         help=f"token kinds for previous-token and copy-back (default: 5; "
                         f"who-bites-whom uses its {len(WORDS)} words)")
     parser.add_argument("--k", type=count, default=None,
-                        help="copy-back's distance (default: 2; only --task copy-back)")
+                        help="copy-back's distance, less than T (default: 2; only --task "
+                        "copy-back)")
     parser.add_argument("--base", type=float, default=None,
                         help="the base of sinusoidal and rope positions (default: 10000; "
                         "only those two)")
@@ -220,8 +223,9 @@ def train_command(argv: list[str]) -> int:
     try:
         model = TinyModel(vocab_size, args.d_model, seq_len, positions=args.positions,
                           base=args.base, seed=args.seed)
-        print(f"{model!r}\ntask {args.task}: {args.steps} steps x {args.batch_size} "
-              f"sequences of T = {seq_len}, Adam at {args.learning_rate}", flush=True)
+        print(f"{model!r}\ntask {args.task}: {counted(args.steps, 'step')} x "
+              f"{counted(args.batch_size, 'sequence')} of T = {seq_len}, Adam at "
+              f"{args.learning_rate}", flush=True)
         start = time.perf_counter()
         result = train(model, args.task, steps=args.steps, batch_size=args.batch_size,
                        learning_rate=args.learning_rate, seed=args.seed, k=args.k,

@@ -47,6 +47,11 @@ def short_list(items: Sequence[Item], show: Callable[[Item], str], edge: int = E
     return "[" + ", ".join(edges(items, show, "...", edge)) + "]"
 
 
+def counted(n: int, noun: str) -> str:
+    """'1 token', '6 tokens': a count and its noun, plural unless the count is 1."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+
+
 def grid_line(values: Sequence[float]) -> str:
     """One row for print(): fixed-width columns, 4 decimals, '...' in the middle of long rows."""
     return "[" + " ".join(edges(values, "{:7.4f}".format, "    ...")) + "]"

@@ -32,7 +32,7 @@ from minipe.arrays import Matrix
 from minipe.attention import SingleHeadAttention, scaled_dot_product_attention
 from minipe.batches import position_ids
 from minipe.checks import check_table_size
-from minipe.display import short_list
+from minipe.display import counted, short_list
 from minipe.embedding import Embedding
 from minipe.pipeline import ALIBI_SLOPE, WIDTH, check_settings, numbers_held
 from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
@@ -78,7 +78,8 @@ class BatchTrace:
                     + (", causal" if self.causal else ""))
         labels = [f"{b} {_clip(repr(text), 22):<24}" for b, text in enumerate(self.texts)]
         lines = [
-            f"{len(self.texts)} texts, padded on the {self.padding_side} to {longest} tokens "
+            f"{len(self.texts)} texts, padded on the {self.padding_side} to "
+            f"{counted(longest, 'token')} "
             f"with {END_OF_TEXT}'s ID {self.pad_id}   ({settings})",
             "",
             f"ids: each text's token IDs, the padding {self._where_padding()}",

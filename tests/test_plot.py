@@ -9,6 +9,7 @@ import math
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -617,6 +618,19 @@ def test_out_replaces_only_an_svg(tmp_path: Path) -> None:
     for _ in range(2):  # written, then replaced: it is a figure
         done = cli_here("pe", "--positions", "4", "--d-model", "4", "--out", str(figure))
         assert done.returncode == 0 and figure.read_text().startswith("<svg"), done.stderr
+
+
+def test_the_picture_fits_a_terminal_narrower_than_80(monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """On a terminal of 40 columns the default width is 40 (80 on a wider one or a pipe)."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda: os.terminal_size((40, 24)))
+    assert main(["curves"]) == 0
+    assert max(map(len, capsys.readouterr().out.splitlines())) == 40
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda: os.terminal_size((200, 24)))
+    assert main(["curves"]) == 0
+    assert max(map(len, capsys.readouterr().out.splitlines())) == 80
 
 
 def test_help_explains_each_kind() -> None:

@@ -20,6 +20,7 @@ but feasible work says on a terminal that it has started.
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 
 from minipe.__main__ import count, ends_quietly, index, working
@@ -98,8 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     for sub in (pe, wave, dot, attention):
         sub.add_argument("--out", metavar="FILE.svg",
                          help="write an SVG file here instead of printing")
-        sub.add_argument("--width", type=int, default=80, metavar="COLUMNS",
-                         help="width of the printed picture (default: 80)")
+        sub.add_argument("--width", type=int, default=None, metavar="COLUMNS",
+                         help="width of the printed picture (default: 80, or the terminal's "
+                         "width when narrower)")
         sub.set_defaults(kind_parser=sub)  # its errors show its own usage line
     return parser
 
@@ -136,6 +138,9 @@ def plot_command(argv: list[str]) -> int:
     """`python -m minipe.plot KIND ...`: print or write the figure; bad options exit 2."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.width is None:  # 80 columns, or fewer on a narrower terminal (not below 24)
+        narrower = shutil.get_terminal_size().columns if sys.stdout.isatty() else 80
+        args.width = max(24, min(80, narrower))
     if args.width > MAX_WIDTH:
         args.kind_parser.error(f"--width must be at most {MAX_WIDTH} columns, got "
                                f"{args.width:,}; the printed picture is for a terminal")
