@@ -40,7 +40,7 @@ ALLOWED_IMPORTS = {
                  "attention", "rotary", "relative"},
     "pipeline_batch": {"arrays", "checks", "display", "tokenizer", "embedding", "positional",
                        "attention", "rotary", "relative", "batches", "pipeline"},
-    "__main__": {"lab", "pipeline", "pipeline_batch", "tokenizer", "training",
+    "__main__": {"display", "lab", "pipeline", "pipeline_batch", "tokenizer", "training",
                  "book.command", "exercises.__main__"},  # the commands
     # chapter 10, training: backpropagation written out, then the lab (its command: __main__)
     "gradients": {"arrays", "broadcast", "checks"},  # the backward rules: appendices only
