@@ -43,6 +43,7 @@ import difflib
 import io
 import math
 import os
+import select
 import sys
 import time
 from typing import Callable, Iterator, TextIO
@@ -180,6 +181,20 @@ def check_run_time(first_step: float, steps: int) -> None:
                          f"lab's runs take seconds to minutes: try --steps 300")
 
 
+def _pipe_reader(stream: TextIO) -> select.poll | None:
+    """A poll of the stream's pipe, which flags POLLERR once its reader has gone (`| head`
+    took its lines): without it, a run would go on until its next progress line, a tenth
+    of the run away. None where there is no poll (Windows) or no file descriptor."""
+    if not hasattr(select, "poll"):
+        return None
+    try:
+        reader = select.poll()
+        reader.register(stream.fileno(), select.POLLOUT)
+    except (OSError, ValueError, io.UnsupportedOperation):  # a StringIO, a closed stream
+        return None
+    return reader
+
+
 class Progress:
     """on_step for `train`: a redrawn line on a terminal, plain lines otherwise."""
 
@@ -190,9 +205,13 @@ class Progress:
         self.every = max(1, steps // 10)  # piped: ten lines per run
         self.step = 0  # the last step done, for the line that Ctrl-C prints
         self.start = time.perf_counter()
+        self.reader = _pipe_reader(stream) if not self.live else None
 
     def __call__(self, step: int, loss: float) -> None:
         self.step = step
+        if self.reader is not None and any(events & select.POLLERR
+                                           for _, events in self.reader.poll(0)):
+            raise BrokenPipeError("the reader of the output has gone")  # `| head -3`: done
         if step == 1:  # the first step's time, times the steps: a run that cannot finish?
             check_run_time(time.perf_counter() - self.start, self.steps)
         filled = BAR * step // self.steps

@@ -253,12 +253,12 @@ def test_a_lesson_ends_quietly_when_the_pipe_is_closed(lesson: str) -> None:
 
 
 def test_training_read_by_head_ends_quietly() -> None:
-    # head leaves after the first line; the progress line that meets the closed pipe is
-    # written from inside train(), through on_step: piped, a line at step 1 and every
-    # 300 // 10 = 30 steps, so step 30's at the latest (the run stops there, not at 300)
-    command = f"{shlex.quote(sys.executable)} -m minipe train | head -1"
+    # head leaves after the first line. Piped, a progress line comes at step 1 and every
+    # 100,000 // 10 = 10,000 steps (about two minutes): on_step also asks the pipe at every
+    # step whether its reader has gone (POLLERR), so the run stops a step later, quietly
+    command = f"{shlex.quote(sys.executable)} -m minipe train --steps 100000 | head -1"
     done = subprocess.run(["sh", "-c", command], cwd=ROOT, capture_output=True, text=True,
-                          timeout=60)
+                          timeout=30)
     assert done.stdout == ("TinyModel(vocab_size=5, d_model=8, context_length=8, "
                            "positions='learned')\n")
     assert done.stderr == ""
