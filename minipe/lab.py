@@ -228,6 +228,9 @@ def _check_task(task: str, vocab_size: int, seq_len: int, k: int) -> None:
     if task == "who-bites-whom" and vocab_size < len(WORDS):
         raise ValueError(f"who-bites-whom uses {len(WORDS)} words ({' '.join(WORDS)}), so the "
                          f"model needs vocab_size >= {len(WORDS)}, got {vocab_size}")
+    if vocab_size < 2:  # who-bites-whom has its words; the other two draw token kinds
+        raise ValueError(f"{task} needs vocab_size >= 2 token kinds, got {vocab_size}: with "
+                         f"one kind every answer is that kind, and a guess is always right")
     back = {"previous-token": 1, "copy-back": k}.get(task, 0)
     if back >= seq_len:
         raise ValueError(f"{task} looks {back} token(s) back, so seq_len must be more than "

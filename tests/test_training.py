@@ -331,6 +331,8 @@ def test_a_batch_too_big_for_memory_is_refused_before_the_first_step() -> None:
 
 
 def test_bad_arguments_fail_with_a_sentence() -> None:
+    with pytest.raises(ValueError, match="copy-back needs vocab_size >= 2 token kinds, got 1"):
+        train(TinyModel(1, 4, 4), "copy-back")  # one kind: every answer right by default
     with pytest.raises(ValueError, match="positions must be one of sinusoidal, learned, none"):
         TinyModel(5, 4, 4, positions="absolute")
     with pytest.raises(ValueError, match="positions='rope' needs an even d_model, got d_model="):
