@@ -312,10 +312,14 @@ def trace_command(argv: list[str]) -> int:
 
 def batch_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """`python -m minipe TEXT TEXT ...`: the padded batch; bad options exit 2."""
-    try:
-        trace = run_batch(args.text, d_model=args.d_model, positions=args.positions,
-                          seed=args.seed, causal=args.causal,
-                          padding_side=args.padding_side or "right")
+    longest = max(len(tokenize(text)) for text in args.text)
+    size = 3 * len(args.text) * numbers_held(longest, args.d_model, args.positions)
+    try:  # each text three times: padded, alone, and by column
+        with working(f"{len(args.text)} texts of up to {longest:,} tokens, {size:,} numbers "
+                     f"to hold", size):
+            trace = run_batch(args.text, d_model=args.d_model, positions=args.positions,
+                              seed=args.seed, causal=args.causal,
+                              padding_side=args.padding_side or "right")
     except (TypeError, ValueError) as error:
         parser.error(str(error))
     print(trace)

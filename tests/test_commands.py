@@ -294,6 +294,20 @@ class _Terminal(io.StringIO):
         return True
 
 
+def test_a_long_batch_says_it_has_started_on_a_terminal(monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    import minipe.__main__ as command
+
+    monkeypatch.setattr(command, "LONG", 100)  # a small batch stands for a long one
+    screen = _Terminal()
+    monkeypatch.setattr(sys, "stderr", screen)
+    assert main(["the cat sat", "a dog"]) == 0
+    assert re.fullmatch(r"2 texts of up to 3 tokens, [\d,]+ numbers to hold: working \.\.\. "
+                        r"done in \d+\.\d s\n", screen.getvalue()), screen.getvalue()
+    assert "2 texts, padded on the right to 3 tokens" in capsys.readouterr().out
+
+
 def test_long_work_says_it_has_started_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch
                                                           ) -> None:
     from minipe.__main__ import LONG, working
