@@ -249,6 +249,9 @@ def test_a_learners_exception_is_a_sentence_with_their_line(tmp_path: Path) -> N
     assert "Traceback" not in result.text
     broken = _check(tmp_path, 2, "def lookup(table, ids)\n    return []\n")
     assert broken.status == "broken" and "line 6 is not Python yet" in broken.text
+    one_parameter = _check(tmp_path, 2, "def lookup(table):\n    return table\n")
+    assert ("lookup() raised TypeError at the call itself: its parameters differ from the "
+            "stub's def line") in one_parameter.text
     missing = _check(tmp_path, 2, "def look_up(table, ids):\n    return []\n")
     assert "defines no function lookup()" in missing.text
     nothing = _check(tmp_path, 2, "def lookup(table, ids):\n    rows = [table[i] for i in ids]\n")

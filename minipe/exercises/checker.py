@@ -270,6 +270,8 @@ def _compare(exercise: Exercise, args: tuple[Any, ...], expected: Any, yours: Ou
     if yours.error is not None:
         key = recognise(exercise, args, yours, path)
         where = f"your {yours.line}" if yours.line else "a line of minipe that it called"
+        if not yours.line and isinstance(yours.error, TypeError) and "argument" in str(yours.error):
+            where = "the call itself: its parameters differ from the stub's def line"
         text = (f"{call}\n{name} raised {type(yours.error).__name__} at {where}\n"
                 f"    {type(yours.error).__name__}: {yours.error}")
         return Result("wrong", text + (_named(key) if key else ""), key)
