@@ -49,7 +49,7 @@ import time
 from typing import Callable, Iterator, TextIO
 
 from minipe.display import counted
-from minipe.lab import TASKS, WORDS, accuracy, train
+from minipe.lab import TASKS, WORDS, TrainingDiverged, accuracy, train
 from minipe.pipeline import DEFAULT_TEXT, POSITION_KINDS, numbers_held, run
 from minipe.pipeline_batch import run_batch
 from minipe.tokenizer import tokenize
@@ -249,6 +249,10 @@ def train_command(argv: list[str]) -> int:
         result = train(model, args.task, steps=args.steps, batch_size=args.batch_size,
                        learning_rate=args.learning_rate, seed=args.seed, k=args.k,
                        on_step=progress)
+    except TrainingDiverged as error:  # the API's sentence, in the command's words
+        parser.error(f"training diverged at step {error.step}: {error.what}. --learning-rate "
+                     f"{error.learning_rate:g} is too large (Adam moves every weight by about "
+                     f"that much a step): try --learning-rate {error.smaller:g}")
     except (TypeError, ValueError) as error:
         parser.error(str(error))  # exits with status 2 and the sentence
     except KeyboardInterrupt:

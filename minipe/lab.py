@@ -162,12 +162,22 @@ def train(model: TinyModel, task: str, *, steps: int = 300, batch_size: int = 8,
     return TrainingResult(model, tuple(losses), task, T)
 
 
-def _diverged(lr: float, step: int, what: str) -> ValueError:
-    """The sentence for a run whose loss blew up: where, why, and what to try."""
-    smaller = min(lr / 10, 0.05)  # ten times smaller, or the default 0.05
-    return ValueError(f"training diverged at step {step}: {what}. learning_rate={lr:g} is "
-                      f"too large (Adam moves every weight by about that much a step): try "
-                      f"learning_rate={smaller:g}. The model you passed in is unchanged.")
+class TrainingDiverged(ValueError):
+    """A run whose loss or weights blew up: the step, what happened, the learning rate and
+    a smaller one to try (the command says them in its own words: --learning-rate)."""
+
+    def __init__(self, learning_rate: float, step: int, what: str) -> None:
+        self.learning_rate, self.step, self.what = learning_rate, step, what
+        self.smaller = min(learning_rate / 10, 0.05)  # ten times smaller, or the default
+        super().__init__(f"training diverged at step {step}: {what}. learning_rate="
+                         f"{learning_rate:g} is too large (Adam moves every weight by about "
+                         f"that much a step): try learning_rate={self.smaller:g}. The model "
+                         f"you passed in is unchanged.")
+
+
+def _diverged(lr: float, step: int, what: str) -> TrainingDiverged:
+    """The error for a run whose loss blew up: where, why, and what to try."""
+    return TrainingDiverged(lr, step, what)
 
 
 def _adam(W: list[list[float]], g: tuple[tuple[float, ...], ...], m: list[list[float]],

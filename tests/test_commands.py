@@ -69,6 +69,17 @@ def test_train_refuses_an_option_its_run_would_ignore_or_cannot_use(
     assert usage.value.code == 2 and words in said.err and said.out == ""
 
 
+def test_a_diverging_run_names_the_option_to_change(capsys: pytest.CaptureFixture[str]) -> None:
+    """The lab's sentence in the command's words: --learning-rate, and no "model you passed
+    in" (the command's user passed none). 1e6: the loss is past 100 ln 5 at step 2."""
+    with pytest.raises(SystemExit) as usage:
+        main(["train", "--learning-rate", "1e6"])
+    said = capsys.readouterr().err
+    assert usage.value.code == 2 and "training diverged at step 2: the loss reached" in said
+    assert "--learning-rate 1e+06 is too large" in said and "try --learning-rate 0.05" in said
+    assert "learning_rate=" not in said and "passed in" not in said
+
+
 def test_a_run_that_would_take_days_stops_after_its_first_step(
         capsys: pytest.CaptureFixture[str]) -> None:
     """The first step's time times --steps: 10^9 steps of at least 1 ms each are over
