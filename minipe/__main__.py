@@ -38,58 +38,17 @@ no traceback and status 1, as Python's documentation advises for a closed pipe.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import difflib
-import io
-import math
-import os
-import select
 import sys
 import time
-from typing import Callable, Iterator, TextIO
 
+from minipe.command_line import Progress, count, ends_quietly, index, rate, working
 from minipe.display import counted
 from minipe.lab import TASKS, WORDS, TrainingDiverged, accuracy, train
 from minipe.pipeline import DEFAULT_TEXT, POSITION_KINDS, numbers_held, run
 from minipe.pipeline_batch import run_batch
 from minipe.tokenizer import tokenize
 from minipe.training import TinyModel
-
-BAR = 30  # characters in the progress bar
-
-
-def count(text: str) -> int:
-    """An option that counts (steps, tokens, columns): a whole number >= 1. argparse names
-    the option in the usage error: "argument --seq-len: must be >= 1, got 0"."""
-    return _whole(text, 1)
-
-
-def index(text: str) -> int:
-    """An option that numbers from 0 (a seed, a position): a whole number >= 0."""
-    return _whole(text, 0)
-
-
-def rate(text: str) -> float:
-    """A learning rate: a number > 0 and finite, such as 0.05."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number such as 0.05, got {text!r}") from None
-    if not 0 < value < math.inf:
-        raise argparse.ArgumentTypeError(f"must be a number > 0 such as 0.05, got {text}")
-    return value
-
-
-def _whole(text: str, least: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-    if value < least:
-        raise argparse.ArgumentTypeError(f"must be >= {least}, got {value}")
-    return value
-LONG = 2_000_000  # numbers to hold: past this, a terminal is told the work has started
-
 
 def trace_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -167,62 +126,6 @@ def train_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=index, default=0,
                         help="seed of the model's tables and of the batches (default: 0)")
     return parser
-
-
-LONGEST_RUN = 24 * 3600  # seconds: a run past a day is a typo, not a lesson
-
-
-def check_run_time(first_step: float, steps: int) -> None:
-    """Refuse, after its first step, a run that would take more than a day, with the estimate."""
-    estimate = first_step * steps
-    if estimate > LONGEST_RUN:
-        raise ValueError(f"--steps {steps:,} would take about {estimate / 86400:,.0f} days at "
-                         f"{first_step * 1000:.0f} ms a step (the first step's time); the "
-                         f"lab's runs take seconds to minutes: try --steps 300")
-
-
-def _pipe_reader(stream: TextIO) -> select.poll | None:
-    """A poll of the stream's pipe, which flags POLLERR once its reader has gone (`| head`
-    took its lines): without it, a run would go on until its next progress line, a tenth
-    of the run away. None where there is no poll (Windows) or no file descriptor."""
-    if not hasattr(select, "poll"):
-        return None
-    try:
-        reader = select.poll()
-        reader.register(stream.fileno(), select.POLLOUT)
-    except (OSError, ValueError, io.UnsupportedOperation):  # a StringIO, a closed stream
-        return None
-    return reader
-
-
-class Progress:
-    """on_step for `train`: a redrawn line on a terminal, plain lines otherwise."""
-
-    def __init__(self, steps: int, stream: TextIO) -> None:
-        self.steps = steps
-        self.stream = stream
-        self.live = stream.isatty()
-        self.every = max(1, steps // 10)  # piped: ten lines per run
-        self.step = 0  # the last step done, for the line that Ctrl-C prints
-        self.start = time.perf_counter()
-        self.reader = _pipe_reader(stream) if not self.live else None
-
-    def __call__(self, step: int, loss: float) -> None:
-        self.step = step
-        if self.reader is not None and any(events & select.POLLERR
-                                           for _, events in self.reader.poll(0)):
-            raise BrokenPipeError("the reader of the output has gone")  # `| head -3`: done
-        if step == 1:  # the first step's time, times the steps: a run that cannot finish?
-            check_run_time(time.perf_counter() - self.start, self.steps)
-        filled = BAR * step // self.steps
-        line = (f"step {step:>{len(str(self.steps))}}/{self.steps}  loss {loss:7.4f}  "
-                f"[{'#' * filled}{'.' * (BAR - filled)}]")
-        if self.live:
-            self.stream.write("\r" + line + ("\n" if step == self.steps else ""))
-            self.stream.flush()
-        elif step % self.every == 0 or step in (1, self.steps):
-            self.stream.write(line + "\n")
-            self.stream.flush()  # a reader sees each line as it comes
 
 
 def train_command(argv: list[str]) -> int:
@@ -328,50 +231,6 @@ def batch_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
         parser.error(str(error))
     print(trace)
     return 0
-
-
-@contextlib.contextmanager
-def working(what: str, size: int) -> Iterator[None]:
-    """On a terminal, say on stderr that work of `size` numbers (past LONG) is under way.
-
-    When the work is done the line says how long it took; if it fails or is
-    stopped, the line is erased, and what stopped it speaks. Piped or small:
-    nothing is said.
-    """
-    shown = size > LONG and sys.stderr.isatty()
-    line = f"{what}: working ..."
-    if shown:
-        sys.stderr.write(line)
-        sys.stderr.flush()
-    start = time.perf_counter()
-    try:
-        yield
-    except BaseException:  # a refusal, Ctrl-C: the line goes, the reason follows
-        if shown:
-            sys.stderr.write("\r" + " " * len(line) + "\r")
-        raise
-    if shown:
-        sys.stderr.write(f" done in {time.perf_counter() - start:.1f} s\n")
-
-
-def ends_quietly(command: Callable[[list[str]], int], argv: list[str]) -> int:
-    """command(argv)'s status; 130 after Ctrl-C (one line), 1 if stdout's reader left.
-
-    A character the output's encoding lacks (a shade block or a · sent to a file on a
-    Windows code page) is written as ?, not raised: the picture survives, a little worn."""
-    for stream in (sys.stdout, sys.stderr):
-        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
-            stream.reconfigure(errors="replace")
-    try:
-        status = command(argv)
-        sys.stdout.flush()  # flush now: a closed pipe shows up here, not at exit
-    except KeyboardInterrupt:  # before or after the command's own handling
-        print("\nstopped by Ctrl-C", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # `python -m minipe | head -1`: the reader stopped reading
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
-        return 1  # as Python's documentation of SIGPIPE advises; and no traceback
-    return status
 
 
 def book_command(argv: list[str]) -> int:

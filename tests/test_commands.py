@@ -21,7 +21,8 @@ import pytest
 from conftest import minipe_command
 
 import minipe
-from minipe.__main__ import Progress, main
+from minipe.__main__ import main
+from minipe.command_line import Progress
 
 ROOT = Path(__file__).resolve().parent.parent
 WALKTHROUGHS = ROOT / "walkthroughs"
@@ -308,9 +309,9 @@ class _Terminal(io.StringIO):
 def test_a_long_batch_says_it_has_started_on_a_terminal(monkeypatch: pytest.MonkeyPatch,
                                                         capsys: pytest.CaptureFixture[str]
                                                         ) -> None:
-    import minipe.__main__ as command
+    import minipe.command_line as command_line
 
-    monkeypatch.setattr(command, "LONG", 100)  # a small batch stands for a long one
+    monkeypatch.setattr(command_line, "LONG", 100)  # a small batch stands for a long one
     screen = _Terminal()
     monkeypatch.setattr(sys, "stderr", screen)
     assert main(["the cat sat", "a dog"]) == 0
@@ -321,7 +322,7 @@ def test_a_long_batch_says_it_has_started_on_a_terminal(monkeypatch: pytest.Monk
 
 def test_long_work_says_it_has_started_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch
                                                           ) -> None:
-    from minipe.__main__ import LONG, working
+    from minipe.command_line import LONG, working
 
     screen = _Terminal()
     monkeypatch.setattr(sys, "stderr", screen)

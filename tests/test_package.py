@@ -40,8 +40,9 @@ ALLOWED_IMPORTS = {
                  "attention", "rotary", "relative"},
     "pipeline_batch": {"arrays", "checks", "display", "tokenizer", "embedding", "positional",
                        "attention", "rotary", "relative", "batches", "pipeline"},
-    "__main__": {"display", "lab", "pipeline", "pipeline_batch", "tokenizer", "training",
-                 "book.command", "exercises.__main__"},  # the commands
+    "command_line": set(),  # support: how the commands behave (the standard library only)
+    "__main__": {"command_line", "display", "lab", "pipeline", "pipeline_batch", "tokenizer",
+                 "training", "book.command", "exercises.__main__"},  # the commands
     # chapter 10, training: backpropagation written out, then the lab (its command: __main__)
     "gradients": {"arrays", "broadcast", "checks"},  # the backward rules: appendices only
     "training_checks": {"arrays", "checks", "rotary", "relative", "pipeline",
@@ -62,8 +63,8 @@ ALLOWED_IMPORTS = {
     "plot.figures": {"checks", "arrays", "positional", "pipeline", "plot.table", "plot.svg",
                      "plot.terminal", "plot.colors"},
     "plot": {"plot.figures", "plot.svg", "plot.terminal", "plot.files"},
-    "plot.__main__": {"__main__", "pipeline", "tokenizer", "plot.figures", "plot.files",
-                      "plot.terminal"},  # __main__: how every command ends quietly
+    "plot.__main__": {"command_line", "pipeline", "tokenizer", "plot.figures", "plot.files",
+                      "plot.terminal"},  # command_line: how every command ends quietly
     # the book (support, like plot/: no chapter imports it); only the standard library
     "book.sources": set(),
     "book.runs": {"book.sources"},
@@ -84,7 +85,7 @@ ALLOWED_IMPORTS = {
     "exercises.checker": {"display", "exercises.catalogue", "exercises.mistakes"},
     "exercises.solutions": set(),
     "exercises.stubs": {"exercises.catalogue"},
-    "exercises.__main__": {"__main__", "exercises", "exercises.catalogue",
+    "exercises.__main__": {"command_line", "exercises", "exercises.catalogue",
                            "exercises.checker"},
 }
 

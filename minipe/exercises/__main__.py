@@ -18,7 +18,7 @@ import inspect
 import sys
 from pathlib import Path
 
-from minipe.__main__ import ends_quietly
+from minipe.command_line import ends_quietly
 from minipe.exercises import solutions, stubs
 from minipe.exercises.catalogue import EXERCISES, Exercise, exercise
 from minipe.exercises.checker import check

@@ -23,7 +23,7 @@ import argparse
 import shutil
 import sys
 
-from minipe.__main__ import count, ends_quietly, index, working
+from minipe.command_line import count, ends_quietly, index, working
 from minipe.pipeline import DEFAULT_TEXT, POSITION_KINDS, numbers_held, run
 from minipe.plot.figures import (
     Heatmap,
