@@ -43,7 +43,7 @@ from minipe.arrays import Matrix, Vector
 from minipe.attention import scaled_dot_product_attention
 from minipe.gradients import matmul_backward, rotary_backward, softmax_backward
 from minipe.positional import sinusoidal_encoding
-from minipe.relative import alibi_bias
+from minipe.relative import alibi_bias, alibi_bias_at
 from minipe.rotary import apply_rotary
 
 
@@ -128,12 +128,11 @@ def every_head(frequencies: Vector | None, head_dim: int, num_heads: int) -> Vec
 
 def alibi_at(slope: float, query_positions: Sequence[int] | None,
              key_positions: Sequence[int] | None, n: int) -> Matrix:
-    """ALiBi's bias for one head: -m |pos_i - pos_j| for query i and key j (n x n when the
-    positions are None, 0 .. n-1: chapter 6's alibi_bias)."""
+    """ALiBi's bias for one head: -m |pos_i - pos_j| for query i and key j (chapter 6's
+    alibi_bias_at; n x n when the positions are None, 0 .. n-1: chapter 6's alibi_bias)."""
     if query_positions is None or key_positions is None:
         return alibi_bias(n, slope, causal=False)
-    return Matrix([[0.0 - slope * abs(pos_i - pos_j) for pos_j in key_positions]
-                   for pos_i in query_positions])  # 0.0 - ...: no -0.0, as alibi_bias
+    return alibi_bias_at(query_positions, key_positions, slope)  # -m |p_i - p_j|
 
 
 def alibi_each(slope: float, positions: Sequence[Sequence[int] | None],

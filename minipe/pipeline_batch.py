@@ -36,6 +36,7 @@ from minipe.display import counted, short_list
 from minipe.embedding import Embedding
 from minipe.pipeline import ALIBI_SLOPE, WIDTH, check_settings, numbers_held
 from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
+from minipe.relative import alibi_bias_at
 from minipe.rotary import apply_rotary
 from minipe.tokenizer import END_OF_TEXT, Tokenizer
 
@@ -163,8 +164,7 @@ def run_batch(
             k = apply_rotary(k, positions=where)
         bias = None
         if positions == "alibi":  # -m |p_i - p_j|, over the positions `where`
-            bias = Matrix([[0.0 - ALIBI_SLOPE * abs(p_i - p_j) for p_j in where]
-                           for p_i in where])  # 0.0 - ...: no -0.0, as alibi_bias
+            bias = alibi_bias_at(where, where, ALIBI_SLOPE)
         mask = [[bool(key) for key in real]] * len(ids)  # every query: the real keys only
         return scaled_dot_product_attention(q, k, v, causal=causal, bias=bias, mask=mask).output
 

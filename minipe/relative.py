@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from minipe.arrays import Matrix
 from minipe.batch import Batch
@@ -99,10 +100,7 @@ def alibi_bias(seq_len: int, slope: float, *, causal: bool = True) -> Matrix:
     added to a whole row, -slope * (i - j) and +slope * j give the same weights.
     """
     checked_size(seq_len, "seq_len")
-    slope = checked_number(slope, "slope")
-    if slope < 0 or math.isinf(slope):
-        raise ValueError(f"slope must be a finite number >= 0 (alibi_slopes gives one per "
-                         f"head, e.g. 0.5), got {slope}")
+    slope = _checked_slope(slope)
     checked_flag(causal, "causal")
     check_table_size(seq_len * seq_len, f"alibi_bias({seq_len}, ...)")
     penalty = [0.0 - slope * distance for distance in range(seq_len)]  # 0.0 - ...: no -0.0
@@ -112,6 +110,45 @@ def alibi_bias(seq_len: int, slope: float, *, causal: bool = True) -> Matrix:
         after = [-math.inf] * (seq_len - 1 - i) if causal else penalty[1:seq_len - i]
         rows.append(before + after)  # row i: -slope * |i - j| for every key j (or the mask)
     return Matrix(rows)  # (seq_len, seq_len)
+
+
+def alibi_bias_at(query_positions: Sequence[int], key_positions: Sequence[int],
+                  slope: float) -> Matrix:
+    """ALiBi's bias between tokens at given positions (position_ids, a cache's), not 0..n-1:
+
+        bias(i, j) = -slope * |p_i - p_j|      p_i: query i's position, p_j: key j's
+
+    >>> alibi_bias_at([0, 1, 0], [0, 1, 0], 0.5).tolist()   # two documents packed
+    [[0.0, -0.5, 0.0], [-0.5, 0.0, -0.5], [0.0, -0.5, 0.0]]
+
+    At positions 0..n-1 on both sides it is alibi_bias(n, slope, causal=False).
+    Only differences enter, so moving every position by the same amount changes
+    nothing; a mask, not this bias, hides keys.
+    """
+    slope = _checked_slope(slope)
+    queries = _checked_positions(query_positions, "query_positions")
+    keys = _checked_positions(key_positions, "key_positions")
+    check_table_size(len(queries) * len(keys), f"alibi_bias_at({len(queries)} queries, "
+                                               f"{len(keys)} keys, ...)")
+    return Matrix([[0.0 - slope * abs(p_i - p_j) for p_j in keys]
+                   for p_i in queries])  # (queries, keys); 0.0 - ...: no -0.0
+
+
+def _checked_slope(slope: object) -> float:
+    """A head's slope m: a finite number >= 0."""
+    value = checked_number(slope, "slope")
+    if value < 0 or math.isinf(value):
+        raise ValueError(f"slope must be a finite number >= 0 (alibi_slopes gives one per "
+                         f"head, e.g. 0.5), got {value}")
+    return value
+
+
+def _checked_positions(positions: object, name: str) -> list[int]:
+    """A non-empty list, tuple or range of positions, each an int >= 0."""
+    if not isinstance(positions, (list, tuple, range)) or len(positions) == 0:
+        raise TypeError(f"{name} must be a non-empty list of positions (ints >= 0), got "
+                        f"{positions!r:.60}")
+    return [checked_position(p, f"{name}[{t}]") for t, p in enumerate(positions)]
 
 
 # ---------------------------------------------------------------------------

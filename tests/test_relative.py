@@ -93,6 +93,23 @@ def test_alibi_bias_by_hand() -> None:
                                                          [-1.0, -0.5, 0.0]]
 
 
+def test_alibi_bias_at_positions_by_hand() -> None:
+    from minipe.relative import alibi_bias_at
+
+    # queries at positions 3 and 5, keys at 0 and 4, m = 1/4: -m |p_i - p_j|
+    assert alibi_bias_at([3, 5], [0, 4], 0.25).tolist() == [[-0.75, -0.25], [-1.25, -0.25]]
+    # two packed documents restart at 0: position 0 again is distance 0, not 2
+    assert alibi_bias_at([0, 1, 0], [0, 1, 0], 0.5).tolist() == [[0.0, -0.5, 0.0],
+                                                                  [-0.5, 0.0, -0.5],
+                                                                  [0.0, -0.5, 0.0]]
+    with pytest.raises(ValueError, match=r"key_positions\[1\] must be >= 0, got -1"):
+        alibi_bias_at([0, 1], [0, -1], 0.5)
+    with pytest.raises(TypeError, match="query_positions must be a non-empty list"):
+        alibi_bias_at([], [0], 0.5)
+    with pytest.raises(ValueError, match="slope must be a finite number >= 0"):
+        alibi_bias_at([0], [0], -1.0)
+
+
 def test_alibi_bias_depends_only_on_the_offset() -> None:
     bias = alibi_bias(20, 0.125, causal=False)
     for i in range(15):
