@@ -27,6 +27,8 @@ import time
 from typing import Callable, Iterator, TextIO
 
 BAR = 30  # characters in the progress bar
+LONG = 2_000_000  # numbers to hold: past this, a terminal is told the work has started
+LONGEST_RUN = 24 * 3600  # seconds: a run past a day is a typo, not a lesson
 
 
 def count(text: str) -> int:
@@ -61,12 +63,6 @@ def _whole(text: str, least: int) -> int:
     return value
 
 
-LONG = 2_000_000  # numbers to hold: past this, a terminal is told the work has started
-
-
-LONGEST_RUN = 24 * 3600  # seconds: a run past a day is a typo, not a lesson
-
-
 def check_run_time(first_step: float, steps: int) -> None:
     """Refuse, after its first step, a run that would take more than a day, with the estimate."""
     estimate = first_step * steps
@@ -91,7 +87,9 @@ def _pipe_reader(stream: TextIO) -> select.poll | None:
 
 
 class Progress:
-    """on_step for `train`: a redrawn line on a terminal, plain lines otherwise."""
+    """on_step for `train`: a redrawn line on a terminal, plain lines otherwise. After the
+    first step it refuses a run that would take over a day (check_run_time); piped, it
+    stops the run once the reader has gone (_pipe_reader)."""
 
     def __init__(self, steps: int, stream: TextIO) -> None:
         self.steps = steps
