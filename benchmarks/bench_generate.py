@@ -1,7 +1,7 @@
 """Generation with a cache: what a new token costs.
 
 Cached generation (issue 19): the time of one new token, `next_logits` of
-minipe/generation.py with n tokens in the cache, for growing n, beside the time
+minipe/training/generation.py with n tokens in the cache, for growing n, beside the time
 without a cache (the whole sequence again, `model.logits` of n + 1 tokens). With the
 cache a token does O(n d) work on top of a constant O(d^2 + d vocab_size), so its
 time is nearly flat: it grows far slower than n; without the cache it grows faster
@@ -45,7 +45,7 @@ def _seconds(job: Callable[[], object], repeats: int) -> float:
 def bench_generation(repeats: int, lengths: Sequence[int], steps: int) -> tuple[bool, float]:
     """The per-token times with and without the cache; (cached logits == full, flatness)."""
     from minipe import TinyModel
-    from minipe.generation import EMPTY, next_logits
+    from minipe.training.generation import EMPTY, next_logits
 
     model = TinyModel(32, 16, 8, positions="rope", num_heads=2, seed=0)
     ids = [(7 * t) % 32 for t in range(max(lengths) + 1)]

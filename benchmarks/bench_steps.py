@@ -58,14 +58,14 @@ class Landmark(NamedTuple):
     """An idea, and how to recognise the line that computes it."""
 
     name: str
-    module: str  # the file's name inside minipe/
+    module: str  # the file's path inside minipe/
     pattern: str  # a regular expression matched against the line's text
 
 
 LANDMARKS = (
     Landmark("the tokenizer's regex", "tokenizer.py", r"TOKEN_PATTERN\.findall"),
     Landmark("the first math.sin", "positional.py", r"\bsin\(angle\)"),
-    Landmark("the embedding lookup", "arrays.py", r"(rows|table)\[token_id\]"),  # Matrix.take
+    Landmark("the embedding lookup", "arrays/matrix.py", r"(rows|table)\[token_id\]"),  # Matrix.take
     Landmark("token + position", "pipeline.py", r"token_embeddings \+ position_encodings"),
     Landmark("the score line", "attention.py",
              r"scores\w* = .*q\w* @ k\w*\.T|q_i, k_j\)\) / sqrt_d_k"),
@@ -73,10 +73,10 @@ LANDMARKS = (
 )
 
 TRAINING_LANDMARKS = (
-    Landmark("the lookup E[ids]", "arrays.py", r"table\[token_id\] for token_id in ids"),
-    Landmark("the cross-entropy", "gradients.py", r"math\.log\(total_exp\)"),
-    Landmark("the softmax's gradient", "gradients.py", r"through = "),
-    Landmark("the batch sum", "gradients.py", r"d_P\[t\] = "),
+    Landmark("the lookup E[ids]", "arrays/matrix.py", r"table\[token_id\] for token_id in ids"),
+    Landmark("the cross-entropy", "training/gradients.py", r"math\.log\(total_exp\)"),
+    Landmark("the softmax's gradient", "training/gradients.py", r"through = "),
+    Landmark("the batch sum", "training/gradients.py", r"d_P\[t\] = "),
 )
 
 TraceFunction = Callable[[FrameType, str, Any], Optional[Callable[..., Any]]]
@@ -158,8 +158,9 @@ def print_counts(title: str, counter: StepCounter, landmarks: Sequence[Landmark]
 
 
 CHAPTERS = ("tokenizer", "embedding", "positional", "attention", "rotary", "relative",
-            "context", "wavelengths", "batches", "pipeline", "pipeline_batch", "gradients",
-            "training_checks", "heads", "passes", "generation", "training", "lab")
+            "context", "wavelengths", "batches", "pipeline", "pipeline_batch",
+            "training/gradients", "training/checks", "training/heads", "training/passes",
+            "training/generation", "training/model", "training/lab")
 GUARD_NAMES = re.compile(r"^_?check|^_?checked|^_not_a_list$|^_name_the_bad|^_no_weights$")
 
 

@@ -54,7 +54,7 @@ def baseline(P: dict[str, Table], positions: str, causal: bool, base: float,
              thetas: list[float] | None = None, rope_scale: float = 1.0,
              heads: int = 1, slopes: Sequence[float] | None = None
              ) -> tuple[float, dict[str, Table]]:
-    """TinyModel's loss and gradients, as a plain loop (see minipe/passes.py's docstring).
+    """TinyModel's loss and gradients, as a plain loop (see minipe/training/passes.py's docstring).
     RoPE turns by thetas (base**(-2i/head_dim) unless given) and scales q and k by
     rope_scale; `heads` heads of d / heads columns each, head h's ALiBi slope slopes[h]."""
     E, W_q, W_k, W_v, W_out = P["token_embedding"], P["W_q"], P["W_k"], P["W_v"], P["W_out"]
@@ -170,7 +170,7 @@ def for_this_interpreter(function: Callable[..., Any]) -> Callable[..., Any]:
     math.sumprod(a, b) is faster (2 to 3 times), so every sum(map(mul, a, b))
     in its source is rewritten as sumprod(a, b) and the function compiled again:
     one loop to read, the tightest on each interpreter (minipe does the same
-    with its one `dot`, in minipe/vector.py).
+    with its one `dot`, in minipe/arrays/vector.py).
     """
     if sys.version_info < (3, 12):
         return function

@@ -1,54 +1,38 @@
 """minipe: how a transformer gets its input, built from the Python standard library.
 
     text -> tokens -> token IDs -> token embeddings -> + position encodings
-         -> input embeddings -> single-head attention
+         -> input embeddings -> attention -> positions inside attention -> training
 
-Read the chapters in this order:
+The chapter map: read the chapters in this order, which is the order they import.
 
-    1 tokenizer.py   text -> tokens -> IDs and back
-    2 embedding.py   IDs -> vectors, a seeded lookup table
-    3 positional.py  sinusoidal, learned and binary position encodings; adding them
-    4 attention.py   softmax and scaled dot-product attention
-    5 rotary.py      RoPE: rotate the queries and keys instead of adding positions
-    6 relative.py    ALiBi, T5 buckets, clipped relative positions: biases on the scores
-    7 context.py     past the context window: stretching RoPE (PI, NTK, YaRN, Llama 3.1)
-      wavelengths.py each pair's wavelength and turns inside L; far apart: the decay
-    8 batches.py     positions are data: position_ids from a padding mask; packed documents
-    9 pipeline.py    every stage at once: run(text) -> Trace; several texts: a padded batch
-   10 gradients.py   the backward rules, one function each (from minipe.gradients)
-      training.py    backpropagation written out: TinyModel learns where tokens are
-                     (its door, the argument checks: training_checks.py)
-      lab.py         tasks that need positions, Adam, train(); python -m minipe train
-   11 plot/          pictures: terminal heatmaps and SVG (import minipe.plot for them)
+    1  tokenizer.py       text -> tokens -> IDs and back; a padded batch and its mask
+    2  embedding.py       IDs -> vectors: a seeded lookup table, one row per ID
+    3  positional.py      sinusoidal, learned and binary position encodings; adding them
+    4  attention.py       softmax(Q K^T / sqrt(d_k)) V; the causal mask, a mask, a bias
+    5  rotary.py          RoPE: turn the queries and keys instead of adding positions
+    6  relative.py        ALiBi, T5 buckets, clipped offsets: biases on the scores
+    7  context.py         past the context window: stretching RoPE (PI, NTK, YaRN, Llama 3.1)
+       wavelengths.py     each pair's wavelength and turns inside L; far apart: the decay
+    8  batches.py         positions are data: position_ids from a mask; packed documents
+    9  pipeline.py        every stage at once: run(text) -> Trace
+       pipeline_batch.py  several texts at once: run_batch(texts), a padded batch
+    10 training/          a model trained in seconds: rules -> passes -> model -> lab
+    11 plot/              pictures: terminal heatmaps and SVG (import minipe.plot for them)
 
-The chapters stand on two appendices, to read when curiosity calls:
+The appendices, to read when curiosity calls:
 
-    A arrays.py      Vector, Matrix: immutable, built one way, with typed arithmetic
-      batch.py       Batch, a stack of sequences; add, subtract, allclose
-    B broadcast.py   the broadcasting rule: (8, 4, 256) + (4, 256)
+    A, B arrays/          Vector, Matrix, Batch; the broadcasting rule; what they check
+
+Support, not chapters: checks.py (the checks several chapters share), display.py (short
+reprs, grids), command_line.py (how the commands behave), __main__.py (the commands).
+Tools that stand on everything: plot/, book/ (python -m minipe book), exercises/.
 
 Importing minipe does nothing but define these names; it does not import plot.
 """
 
-from minipe.arrays import Matrix, Vector
-from minipe.batch import Batch, add, allclose, subtract
-from minipe.batches import PackedDocuments, document_mask, pack_documents, position_ids
-from minipe.attention import (
-    AttentionResult,
-    SingleHeadAttention,
-    causal_mask,
-    scaled_dot_product_attention,
-    softmax,
-    softmax_naive,
-)
-from minipe.broadcast import ShapeError, broadcast_shapes
-from minipe.context import rope_frequencies
-from minipe.display import format_matrix
+from minipe.arrays import Batch, Matrix, ShapeError, Vector, add, allclose, broadcast_shapes, subtract
+from minipe.tokenizer import PaddedBatch, Tokenizer
 from minipe.embedding import Embedding
-from minipe.generation import KVCache, evict, next_logits
-from minipe.lab import TASKS, TrainingResult, accuracy, task_batch, train
-from minipe.pipeline import Trace, run
-from minipe.pipeline_batch import BatchTrace, run_batch
 from minipe.positional import (
     LearnedPositionalEmbedding,
     binary_encoding,
@@ -57,6 +41,15 @@ from minipe.positional import (
     sinusoidal_encoding,
     sinusoidal_position,
 )
+from minipe.attention import (
+    AttentionResult,
+    SingleHeadAttention,
+    causal_mask,
+    scaled_dot_product_attention,
+    softmax,
+    softmax_naive,
+)
+from minipe.rotary import RotaryAttention, apply_rotary, rotary_pairs
 from minipe.relative import (
     RelativePositionEmbedding,
     alibi_bias,
@@ -64,10 +57,24 @@ from minipe.relative import (
     clipped_relative_positions,
     t5_relative_bucket,
 )
-from minipe.rotary import RotaryAttention, apply_rotary, rotary_pairs
-from minipe.tokenizer import PaddedBatch, Tokenizer
-from minipe.training import Backprop, TinyModel
+from minipe.context import rope_frequencies
 from minipe.wavelengths import PairFrequency, decay_bound, frequency_table
+from minipe.batches import PackedDocuments, document_mask, pack_documents, position_ids
+from minipe.pipeline import Trace, run
+from minipe.pipeline_batch import BatchTrace, run_batch
+from minipe.training import (
+    TASKS,
+    Backprop,
+    KVCache,
+    TinyModel,
+    TrainingResult,
+    accuracy,
+    evict,
+    next_logits,
+    task_batch,
+    train,
+)
+from minipe.display import format_matrix
 
 __all__ = [
     "AttentionResult",

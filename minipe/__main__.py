@@ -44,11 +44,11 @@ import time
 
 from minipe.command_line import Progress, count, ends_quietly, index, rate, working
 from minipe.display import counted
-from minipe.lab import TASKS, WORDS, TrainingDiverged, accuracy, train
+from minipe.training.lab import TASKS, WORDS, TrainingDiverged, accuracy, train
 from minipe.pipeline import DEFAULT_TEXT, POSITION_KINDS, numbers_held, run
 from minipe.pipeline_batch import run_batch
 from minipe.tokenizer import tokenize
-from minipe.training import TinyModel
+from minipe.training.model import TinyModel
 
 def trace_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(

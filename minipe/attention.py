@@ -29,7 +29,7 @@ The next two chapters build on this one to do that:
                        before the scores: RoPE (chapter 5, minipe/rotary.py)
 
 Left out: dropout, the output projection; several heads and training are chapter 10
-(minipe/heads.py, minipe/training.py).
+(minipe/training/heads.py, minipe/training/model.py).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from minipe.arrays import Matrix, Vector
-from minipe.broadcast import ShapeError
+from minipe.arrays import ShapeError
 from minipe.checks import check_table_size, checked_flag, checked_size
 
 BooleanTable = Sequence[Sequence[int]]  # rows of True/False, or of 1/0 (a bool is an int)

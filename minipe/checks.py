@@ -19,6 +19,13 @@ from collections.abc import Iterable, Mapping  # isinstance: quicker than typing
 from typing import Sequence
 
 
+class ShapeError(ValueError):
+    """Two shapes that disagree: in `+`, `@`, `dot`, attention, or a ragged list.
+
+    It is a ValueError, so `except ValueError` catches it too.
+    """
+
+
 def checked_number(value: object, where: str) -> float:
     """A float from `value`, or an error naming `where` it came from."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):

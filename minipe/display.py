@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Protocol, Sequence, TypeVar
 
-from minipe.broadcast import ShapeError
+from minipe.checks import ShapeError
 
 EDGE = 3  # a long axis is shown as its first EDGE and last EDGE items
 

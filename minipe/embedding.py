@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from typing import Sequence, cast, overload
 
 from minipe.arrays import Matrix
-from minipe.batch import Batch
-from minipe.broadcast import ShapeError
+from minipe.arrays import Batch
+from minipe.arrays import ShapeError
 from minipe.checks import check_table_size, checked_size
 
 # What an ID past the table is told, after "the table has n rows": how big a token table must be.

@@ -29,7 +29,7 @@ Four kinds, in the order of the lectures:
 
 The chapter ends where the pipeline goes next: adding a (4, 256) table to a
 batch of token embeddings of shape (8, 4, 256), row pos of the table to token
-pos of every sequence (appendix B, minipe/broadcast.py, has the rule).
+pos of every sequence (appendix B, minipe/arrays/broadcast.py, has the rule).
 """
 
 from __future__ import annotations
@@ -275,5 +275,5 @@ def binary_encoding(num_positions: int, bits: int) -> Matrix:
 #     input_embeddings = token_embeddings + position_table    # (8, 4, 256)
 #
 # Row pos of the table is added to token pos of every one of the 8 sequences:
-# the table is "broadcast" over the batch. Appendix B (minipe/broadcast.py)
+# the table is "broadcast" over the batch. Appendix B (minipe/arrays/broadcast.py)
 # spells out the rule; tests/test_positional.py checks it number by number.

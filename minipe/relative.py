@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from minipe.arrays import Matrix
-from minipe.batch import Batch
-from minipe.broadcast import ShapeError
+from minipe.arrays import Batch
+from minipe.arrays import ShapeError
 from minipe.checks import (
     check_table_size,
     checked_flag,

@@ -43,7 +43,7 @@ Positions are whole numbers a float holds exactly: up to 2**53 (checks.py).
 Past it, two neighbours would share one float and so one angle.
 
 Elsewhere: scaling for long contexts (PI, NTK, YaRN) is chapter 7 (minipe/context.py);
-turning only part of each head (partial rotary) is chapter 10 (minipe/heads.py).
+turning only part of each head (partial rotary) is chapter 10 (minipe/training/heads.py).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from typing import Any, Callable
 import pytest
 
 from minipe import Batch, Matrix, ShapeError, Vector, add, allclose, subtract
-from minipe.vector import dot, dot_by_map
+from minipe.arrays.vector import dot, dot_by_map
 
 # --- Vector -----------------------------------------------------------------
 

@@ -307,11 +307,12 @@ def test_the_lessons_helper_has_a_page_that_each_lesson_links(book: Path) -> Non
 
 def test_a_module_the_map_leaves_out_comes_before_its_first_importer() -> None:
     # read off the files' top imports by hand: passes.py imports heads and gradients,
-    # heads.py imports gradients, training.py imports passes; none of the four imports
+    # heads.py imports gradients, model.py imports passes; none of the four imports
     # the exercises, which come at the end of the book
     order = chapter_order(ROOT)
-    at = {name: order.index(name) for name in ("gradients", "heads", "passes", "training")}
-    assert at["gradients"] < at["heads"] < at["passes"] < at["training"]
+    at = {name: order.index(f"training.{name}") for name in ("gradients", "heads", "passes",
+                                                               "model")}
+    assert at["gradients"] < at["heads"] < at["passes"] < at["model"]
     assert max(at.values()) < order.index("exercises")
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from minipe import ShapeError, broadcast_shapes
-from minipe.broadcast import broadcast_elementwise
+from minipe.arrays.broadcast import broadcast_elementwise
 
 COMPATIBLE = [
     ((8, 4, 256), (4, 256), (8, 4, 256)),  # lecture 001: a position table over a batch

@@ -14,7 +14,7 @@ import pytest
 import math
 
 from minipe import KVCache, Matrix, TinyModel, Vector, apply_rotary, evict
-from minipe.generation import EMPTY, next_logits
+from minipe.training.generation import EMPTY, next_logits
 
 KINDS = ("none", "learned", "sinusoidal", "rope", "alibi")
 

@@ -15,7 +15,7 @@ from typing import Callable
 import pytest
 
 from minipe import Matrix, ShapeError
-from minipe.gradients import (IGNORE, broadcast_backward, cross_entropy, lookup_backward,
+from minipe.training.gradients import (IGNORE, broadcast_backward, cross_entropy, lookup_backward,
                               matmul_backward, rotary_backward, softmax_backward)
 
 Table = list[list[float]]

@@ -16,7 +16,7 @@ import random
 import pytest
 
 from minipe import Batch, Matrix, TinyModel, Vector, allclose
-from minipe.heads import alibi_each, cut, every_head
+from minipe.training.heads import alibi_each, cut, every_head
 
 KINDS = ("none", "learned", "sinusoidal", "rope", "alibi")
 Table = list[list[float]]

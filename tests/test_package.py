@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import functools
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,78 +17,26 @@ import minipe
 PACKAGE = Path(minipe.__file__).resolve().parent
 ROOT = PACKAGE.parent
 
-# DESIGN.md's module map: a chapter may import only the chapters listed for it.
-ALLOWED_IMPORTS = {
-    # the appendices the chapters stand on, and the two support modules
-    "broadcast": set(),  # appendix B
-    "display": {"broadcast"},  # support: printing
-    "checks": {"broadcast"},  # support: argument checks
-    "array_checks": {"broadcast", "checks"},  # appendix A, part 3: what the arrays check
-    "vector": {"array_checks", "broadcast", "checks", "display"},  # appendix A, part 1: Vector
-    "arrays": {"array_checks", "broadcast", "checks", "display", "vector"},  # A: Matrix
-    "batch": {"array_checks", "arrays", "broadcast", "checks", "display"},  # A, part 2: Batch
-    # the chapters, in reading order: each imports only earlier ones and the above
-    "tokenizer": {"checks"},
-    "embedding": {"arrays", "batch", "broadcast", "checks"},
-    "positional": {"arrays", "checks", "embedding"},
-    "attention": {"arrays", "broadcast", "checks"},
-    "rotary": {"arrays", "checks", "attention"},
-    "relative": {"arrays", "batch", "broadcast", "checks", "embedding"},
-    "context": {"arrays", "checks", "rotary"},  # past the context window: chapter 5's theta_i
-    "wavelengths": {"arrays", "checks", "context"},  # chapter 7, part 2: the pairs read one by one
-    "batches": set(),  # chapter 8: positions are data (plain lists of ints)
-    "pipeline": {"arrays", "checks", "display", "tokenizer", "embedding", "positional",
-                 "attention", "rotary", "relative"},
-    "pipeline_batch": {"arrays", "checks", "display", "tokenizer", "embedding", "positional",
-                       "attention", "rotary", "relative", "batches", "pipeline"},
-    "command_line": set(),  # support: how the commands behave (the standard library only)
-    "__main__": {"command_line", "display", "lab", "pipeline", "pipeline_batch", "tokenizer",
-                 "training", "book.command", "exercises.__main__"},  # the commands
-    # chapter 10, training: backpropagation written out, then the lab (its command: __main__)
-    "gradients": {"arrays", "broadcast", "checks"},  # the backward rules: appendices only
-    "training_checks": {"arrays", "checks", "rotary", "relative", "pipeline",
-                        "gradients"},  # 9's door
-    "heads": {"arrays", "attention", "gradients", "positional", "relative", "rotary"},
-    "passes": {"arrays", "gradients", "heads", "training_checks"},  # forward and backward
-    "generation": {"arrays", "attention", "checks", "heads", "training"},  # training: types only
-    "training": {"arrays", "batch", "checks", "attention", "embedding", "positional", "rotary",
-                 "relative", "context", "pipeline", "gradients", "training_checks", "heads",
-                 "passes", "generation"},
-    "lab": {"arrays", "checks", "gradients", "training"},
-    # chapter 11, the pictures: a package of small modules (minipe/plot/)
-    "plot.table": {"broadcast", "checks", "arrays"},
-    "plot.colors": set(),
-    "plot.files": set(),
-    "plot.terminal": {"broadcast", "checks", "plot.table", "plot.colors"},
-    "plot.svg": {"checks", "plot.table", "plot.colors"},
-    "plot.figures": {"checks", "arrays", "positional", "pipeline", "plot.table", "plot.svg",
-                     "plot.terminal", "plot.colors"},
-    "plot": {"plot.figures", "plot.svg", "plot.terminal", "plot.files"},
-    "plot.__main__": {"command_line", "pipeline", "tokenizer", "plot.figures", "plot.files",
-                      "plot.terminal"},  # command_line: how every command ends quietly
-    # the book (support, like plot/: no chapter imports it); only the standard library
-    "book.sources": set(),
-    "book.runs": {"book.sources"},
-    "book.prose": set(),
-    "book.literate": set(),
-    "book.pages": {"book.prose", "book.literate", "book.runs", "book.sources"},
-    "book.notebooks": {"book.runs", "book.sources"},
-    "book": {"book.pages", "book.prose", "book.literate", "book.notebooks", "book.runs",
-             "book.sources"},
-    "book.command": {"book", "book.runs", "book.sources"},
-    # support, not a chapter: the exercises (python -m minipe exercises); no chapter imports it
-    "exercises": set(),
-    "exercises.mistakes": set(),
-    "exercises.reference": {"arrays", "attention", "batch", "batches", "embedding",
-                            "gradients", "positional", "relative", "rotary", "tokenizer"},
-    "exercises.wrong": {"arrays", "attention", "exercises", "positional", "relative", "rotary"},
-    "exercises.catalogue": {"exercises", "relative"},
-    "exercises.checker": {"display", "exercises.catalogue", "exercises.mistakes"},
-    "exercises.solutions": set(),
-    "exercises.stubs": {"exercises.catalogue"},
-    "exercises.__main__": {"command_line", "exercises", "exercises.catalogue",
-                           "exercises.checker"},
-}
+# The reading order, which is the import order: a module imports only modules above it
+# in its list (and, for a wing or a tool, what the lists before its own hold). The
+# chapter map in minipe/__init__.py's docstring names the same chapters in the same order.
+SUPPORT = ["checks", "display", "command_line"]  # import nothing of minipe but each other
+APPENDICES = ["arrays.broadcast", "arrays.checks", "arrays.vector", "arrays.matrix",
+              "arrays.batch", "arrays"]  # appendices A and B: support only
+CHAPTERS = ["tokenizer", "embedding", "positional", "attention", "rotary", "relative",
+            "context", "wavelengths", "batches", "pipeline", "pipeline_batch"]  # 1-9
+TRAINING = ["training.gradients", "training.checks", "training.heads", "training.passes",
+            "training.generation", "training.model", "training.lab", "training"]  # 10
+# the tools stand on everything above; no chapter imports them
+TOOLS = ["plot.colors", "plot.files", "plot.table", "plot.terminal", "plot.svg",
+         "plot.figures", "plot", "plot.__main__",
+         "book.sources", "book.runs", "book.prose", "book.literate", "book.pages",
+         "book.notebooks", "book", "book.command",
+         "exercises", "exercises.mistakes", "exercises.reference", "exercises.wrong",
+         "exercises.catalogue", "exercises.checker", "exercises.solutions", "exercises.stubs",
+         "exercises.__main__", "__main__"]
+READING_ORDER = SUPPORT + APPENDICES + CHAPTERS + TRAINING + TOOLS
+LAZY = {"__main__": {"book.command", "exercises.__main__"}}  # imported inside a function
 
 
 @functools.cache
@@ -115,7 +64,7 @@ def _imports(path: Path) -> set[str]:
 
 
 def _module_name(path: Path) -> str:
-    """minipe/arrays.py -> 'arrays'; minipe/plot/svg.py -> 'plot.svg'; a package's
+    """minipe/arrays/matrix.py -> 'arrays'; minipe/plot/svg.py -> 'plot.svg'; a package's
     __init__.py -> the package: minipe/plot/__init__.py -> 'plot'."""
     parts = path.relative_to(PACKAGE).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -126,16 +75,32 @@ def _module_path(module: str) -> Path:
     return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
 
 
-def test_every_chapter_is_in_the_module_map() -> None:
-    chapters = {_module_name(path) for path in PACKAGE.rglob("*.py")} - {""}
-    assert chapters == set(ALLOWED_IMPORTS)
+def test_every_module_is_in_the_reading_order() -> None:
+    modules = {_module_name(path) for path in PACKAGE.rglob("*.py")} - {""}
+    assert modules == set(READING_ORDER)
+    assert len(READING_ORDER) == len(set(READING_ORDER))
 
 
 def test_imports_point_one_way() -> None:
-    for chapter, allowed in ALLOWED_IMPORTS.items():
-        imported = {name.removeprefix("minipe.") for name in _imports(_module_path(chapter))
+    """Each module imports only modules above it: support nothing but support, the arrays
+    only support, a chapter earlier chapters, the arrays and support (never training/ or a
+    tool), training/ the input side and its own floors below it, a tool anything above."""
+    for at, module in enumerate(READING_ORDER):
+        imported = {name.removeprefix("minipe.") for name in _imports(_module_path(module))
                     if name.startswith("minipe.")}
-        assert imported <= allowed, f"{chapter} imports {sorted(imported - allowed)}"
+        allowed = set(READING_ORDER[:at]) | LAZY.get(module, set())
+        if module in SUPPORT:
+            allowed &= set(SUPPORT)
+        assert imported <= allowed, f"{module} imports {sorted(imported - allowed)}"
+
+
+def test_the_chapter_map_names_the_chapters_in_the_reading_order() -> None:
+    doc = minipe.__doc__ or ""
+    mapped = re.findall(r"^ +(?:\d+ +|[A-Z, ]+ )?([a-z_]+)(?:\.py|/) ", doc, re.M)
+    files = [name for name in mapped if name in CHAPTERS]
+    assert files == CHAPTERS
+    assert mapped.index("training") > mapped.index("pipeline_batch")
+    assert {"arrays", "plot"} <= set(mapped)
 
 
 def test_only_the_standard_library_at_run_time() -> None:
@@ -186,7 +151,7 @@ def test_the_public_api_of_design_md() -> None:
     assert issubclass(minipe.ShapeError, ValueError)
     # `train` is the function, in this process too (tests/test_commands.py checks that no
     # module of the package can take its place)
-    assert callable(minipe.train) and minipe.train.__module__ == "minipe.lab"
+    assert callable(minipe.train) and minipe.train.__module__ == "minipe.training.lab"
     model = minipe.TinyModel(5, 8, 8, positions="learned", causal=True, base=10000.0, seed=0)
     for method in ("parameters", "logits", "loss_and_gradients"):
         assert callable(getattr(model, method)), method

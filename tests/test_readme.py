@@ -54,13 +54,15 @@ def test_the_pdb_recipe_runs_as_written() -> None:
 def test_the_pdb_recipe_for_one_backward_step_runs_as_written() -> None:
     command = "python -m pdb -m minipe train --steps 1"
     commands = _pdb_recipe(command)
-    assert commands[:3] == ["import minipe.gradients", "b minipe.gradients.softmax_backward",
-                            "c"], commands
+    assert commands[:3] == ["import minipe.training.gradients",
+                            "b minipe.training.gradients.softmax_backward", "c"], commands
     done = _run_pdb(command, commands)
     assert "***" not in done.stdout, done.stdout  # no command failed
     assert "Error" not in done.stdout + done.stderr, done.stdout
     assert "gradients.py(" in done.stdout and "softmax_backward()" in done.stdout  # it stopped
-    assert "training.py(" in done.stdout and "_backward()" in done.stdout  # `w`: the chain
+    for frame in ("model.py(", "loss_and_gradients()", "passes.py(", "backward()",
+                  "heads.py(", "attend_backward()"):  # `w`: the chain the recipe names
+        assert frame in done.stdout, frame
     # the command's defaults: T = 8, causal. Query 0's causal row of weights is [1, 0, ...,
     # 0], and ds_j = w_j (dw_j - w_0 dw_0) is 1 (dw_0 - dw_0) = 0 for j = 0 and 0 x ... else
     assert "((8, 8), (8, 8))" in done.stdout

@@ -9,7 +9,7 @@ Claim checked (lectures 001 and 003): the formula gives a vector for every
 position, while a learned table stops at its context_length; a vector that
 exists is not yet a position the model has learned to use.
 
-Lectures 001 and 003, with the lab of chapter 10 (minipe/training.py).
+Lectures 001 and 003, with the lab of chapter 10 (minipe/training/model.py).
 Run: python walkthroughs/07_fixed_vs_learned.py [--step]
 """
 

@@ -11,7 +11,7 @@ Claim checked (lecture 000): without positions, attention cannot tell "a man
 bites a dog" from "a dog bites a man", so it answers both alike; with
 positions it can learn the difference.
 
-Lecture 000, with the lab of chapter 10 (minipe/training.py, minipe/lab.py).
+Lecture 000, with the lab of chapter 10 (minipe/training/model.py, minipe/training/lab.py).
 Run: python walkthroughs/15_does_attention_need_positions.py [--step] [--svg]
 """
 

@@ -9,7 +9,7 @@ Claim checked (lectures 001 and 003): a learned table gets whatever pattern
 the task asks for from training, while the sinusoidal table is fixed and
 only the weights around it learn.
 
-Lectures 001 and 003, with the lab of chapter 10 (minipe/training.py).
+Lectures 001 and 003, with the lab of chapter 10 (minipe/training/model.py).
 Run: python walkthroughs/16_what_the_learned_table_learned.py [--step] [--svg]
 """
 

@@ -9,7 +9,7 @@ nothing to train, while a learned table is trained by backpropagation; and
 since the one table is broadcast over the batch, its gradient is the sum of
 every sequence's gradient.
 
-Lectures 001 and 003, with the lab of chapter 10 (minipe/training.py).
+Lectures 001 and 003, with the lab of chapter 10 (minipe/training/model.py).
 Run: python walkthroughs/17_gradients_of_positions.py [--step]
 """
 

@@ -12,7 +12,7 @@ its training length? This lesson measures it, task by task, as is and with
 each stretching method.
 
 Lectures 003 and 004, with chapter 7 (minipe/context.py) and the lab of
-chapter 10 (minipe/training.py, minipe/lab.py).
+chapter 10 (minipe/training/model.py, minipe/training/lab.py).
 Run: python walkthroughs/18_train_short_test_long.py [--step] [--svg]
 """
 

@@ -14,7 +14,7 @@ cache that must stay small drops its oldest tokens but the first few, as
 StreamingLLM does (Xiao et al., 2023): the kept tokens move to new positions,
 and RoPE's keys, stored turned, are wrong until they are turned again.
 
-Lecture 004, with chapter 10 (minipe/generation.py, minipe/training.py, minipe/lab.py).
+Lecture 004, with chapter 10 (minipe/training/generation.py, minipe/training/model.py, minipe/training/lab.py).
 Run: python walkthroughs/20_generation_with_a_cache.py [--step] [--svg]
 """
 

@@ -12,7 +12,7 @@ only their sum. ALiBi gives each head its own slope, steep to gentle. Back in
 the lab, one ALiBi head against four, each trained from three seeds.
 
 Lecture 004, with chapters 5, 6 and 10 (minipe/rotary.py, minipe/relative.py,
-minipe/heads.py).
+minipe/training/heads.py).
 Run: python walkthroughs/21_several_heads.py [--step] [--svg]
 """
 

@@ -71,7 +71,7 @@ class Lesson:
 
 
 def module_name(root: Path, path: Path) -> str:
-    """minipe/arrays.py -> 'arrays'; minipe/plot/svg.py -> 'plot.svg'; minipe/plot/__init__.py
+    """minipe/arrays/matrix.py -> 'arrays'; minipe/plot/svg.py -> 'plot.svg'; minipe/plot/__init__.py
     -> 'plot'."""
     parts = path.relative_to(root / "minipe").with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)

@@ -247,12 +247,12 @@ EXERCISES = (
              "minipe.apply_rotary with start=n), append k to the keys and v to the values, "
              "and attend with the one query: softmax(q K^T / sqrt(d)) V."),
     Exercise(15, "15_lookup_backward", "lookup_backward", "the lookup's backward",
-             "minipe/gradients.py", _lookup_backward_cases, reference.lookup_backward,
+             "minipe/training/gradients.py", _lookup_backward_cases, reference.lookup_backward,
              (("lookup-overwrites", wrong.lookup_backward_overwrites),),
              "Start from vocab_size rows of zeros; walk the IDs of every sequence in order "
              "beside the rows of d_X, and add each row into the row of its ID."),
     Exercise(16, "16_broadcast_backward", "broadcast_backward", "the broadcast's backward",
-             "minipe/gradients.py", _broadcast_backward_cases, reference.broadcast_backward,
+             "minipe/training/gradients.py", _broadcast_backward_cases, reference.broadcast_backward,
              (("backward-wrong-axis", wrong.broadcast_backward_along_t),
               ("mean-for-sum", wrong.broadcast_backward_mean)),
              "Start from context_length rows of zeros; for every sequence b and every t, add "

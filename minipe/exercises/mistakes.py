@@ -47,7 +47,7 @@ def _mistake(key: str, why: str, *places: tuple[str, str]) -> Mistake:
 POSITIONAL = "minipe/positional.py"
 ATTENTION = "minipe/attention.py"
 ROTARY = "minipe/rotary.py"
-GRADIENTS = "minipe/gradients.py"
+GRADIENTS = "minipe/training/gradients.py"
 
 # The thirteen mistakes that issue 21 names, in its order; then a few more.
 MISTAKES = {m.key: m for m in [

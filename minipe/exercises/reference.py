@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from minipe.arrays import Matrix, Vector
 from minipe.attention import scaled_dot_product_attention, softmax as minipe_softmax
-from minipe.batch import Batch
+from minipe.arrays import Batch
 from minipe.batches import position_ids as minipe_position_ids
 from minipe.embedding import Embedding
-from minipe.gradients import broadcast_backward as minipe_broadcast_backward
-from minipe.gradients import lookup_backward as minipe_lookup_backward
+from minipe.training.gradients import broadcast_backward as minipe_broadcast_backward
+from minipe.training.gradients import lookup_backward as minipe_lookup_backward
 from minipe.positional import relative_shift_matrix, sinusoidal_encoding, sinusoidal_position
 from minipe.relative import alibi_bias, t5_relative_bucket
 from minipe.rotary import apply_rotary

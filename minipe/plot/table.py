@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import Mapping, Sequence, Union
 
-from minipe.broadcast import ShapeError
+from minipe.arrays import ShapeError
 from minipe.checks import checked_values
 from minipe.arrays import Matrix
 

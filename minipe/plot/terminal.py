@@ -20,7 +20,7 @@ import os
 import textwrap
 from typing import Mapping, Sequence, TextIO
 
-from minipe.broadcast import ShapeError
+from minipe.arrays import ShapeError
 from minipe.checks import checked_flag, checked_size
 from minipe.plot.colors import RESET, ansi_background, color_scale, fraction
 from minipe.plot.table import (

@@ -1,4 +1,4 @@
-"""Exercise 15 - the lookup's backward (see minipe/gradients.py).
+"""Exercise 15 - the lookup's backward (see minipe/training/gradients.py).
 
 Write lookup_backward(ids, d_X, vocab_size): the gradient of the token table.
 

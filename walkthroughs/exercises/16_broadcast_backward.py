@@ -1,4 +1,4 @@
-"""Exercise 16 - the broadcast's backward (see minipe/gradients.py).
+"""Exercise 16 - the broadcast's backward (see minipe/training/gradients.py).
 
 Write broadcast_backward(d_X, context_length): the gradient of a position table P that
 was added to every sequence of a batch (exercise 5).

@@ -22,7 +22,7 @@ The rule, for two shapes:
 3. The result takes the larger size on every axis: (8, 4, 256).
 
 Nothing here knows about Vector or Matrix: the rule works on shapes (tuples of
-ints) and on plain nested tuples of floats. Appendix A (minipe/arrays.py)
+ints) and on plain nested tuples of floats. Appendix A (minipe/arrays/matrix.py)
 builds `+` and `-` on top of it.
 
 Left out: broadcasting of more than two operands at once in the element-wise
@@ -33,16 +33,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from minipe.checks import ShapeError as ShapeError  # kept with the checks: support raises it too
+
 Shape = tuple[int, ...]
 # A nested list of floats, as deep as its shape is long; a bare float for shape ().
 Nested = Any
-
-
-class ShapeError(ValueError):
-    """Two shapes that disagree: in `+`, `@`, `dot`, attention, or a ragged list.
-
-    It is a ValueError, so `except ValueError` catches it too.
-    """
 
 
 def broadcast_shapes(*shapes: Sequence[int], verb: str = "broadcast") -> Shape:
@@ -86,7 +81,7 @@ def _broadcast_pair(left: Shape, right: Shape, verb: str, left_text: str) -> Sha
             raise ShapeError(
                 f"cannot {verb} shapes {left_text} and {right}: axis {axis_from_right} "
                 f"has {left_size} vs {right_size}; broadcasting needs equal sizes "
-                f"or a 1 (see minipe/broadcast.py){_swapped_hint(left, right)}"
+                f"or a 1 (see minipe/arrays/broadcast.py){_swapped_hint(left, right)}"
             )
     return tuple(result)
 

@@ -2,7 +2,7 @@
 
 The chapters stand on this appendix; read it when a chapter's `@` or `+`
 makes you curious, not before. This module holds Matrix; Vector has a module
-of its own (minipe/vector.py), and the second part, minipe/batch.py, stacks
+of its own (minipe/arrays/vector.py), and the second part, minipe/arrays/batch.py, stacks
 matrices into a Batch.
 
     Vector   shape (d,)        one token's embedding (vector.py)
@@ -17,7 +17,7 @@ holds can change it later. The check is a quick look at C speed, two C loops ove
 many values are floats, and the sum, which is NaN if any of them is; rows
 that are Vectors were checked when they were built, so only their widths are
 compared); only rows that fail it are read number by number, to say which
-one (the checks and their sentences: minipe/array_checks.py).
+one (the checks and their sentences: minipe/arrays/checks.py).
 Two kinds of results skip a look that could not fail. The numbers that the
 operators compute (`+`, `-`, `*`, `/` and `@` of checked arrays) are floats
 combined with floats, which are floats, so only the NaN look is made (inf - inf
@@ -32,7 +32,7 @@ The operators return new objects, and their types follow the shapes:
     Matrix + Vector -> Matrix          Matrix @ Vector -> Vector
     Batch  + Matrix -> Batch           x * 2, x / 2, -x -> the type of x
 
-`+` and `-` broadcast by appendix B's rule (minipe/broadcast.py), so
+`+` and `-` broadcast by appendix B's rule (minipe/arrays/broadcast.py), so
 `batch + position_table` adds row t of the table to token t of every sequence.
 
 >>> Matrix([[1, 2], [3, 4]]) @ Vector([1, 1])
@@ -56,7 +56,7 @@ from operator import countOf
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Sequence, Union, overload
 
-from minipe.array_checks import (
+from minipe.arrays.checks import (
     Rows,
     checked_factor,
     checked_index,
@@ -65,10 +65,10 @@ from minipe.array_checks import (
     matmul_message,
     non_empty_slice,
 )
-from minipe.broadcast import Nested, ShapeError, broadcast_elementwise, broadcast_shapes
+from minipe.arrays.broadcast import Nested, ShapeError, broadcast_elementwise, broadcast_shapes
 from minipe.checks import MAX_NUMBERS, check_ids, check_table_size, checked_size
 from minipe.display import format_matrix, format_number, short_list
-from minipe.vector import Number as Number, Vector as Vector, dot as dot, dots, operand
+from minipe.arrays.vector import Number as Number, Vector as Vector, dot as dot, dots, operand
 
 _VALUES = operator.attrgetter("values")  # a Vector's tuple of floats
 
@@ -311,7 +311,7 @@ def _computed(rows: Sequence[Sequence[float]]) -> Matrix:
 
 def computed_matrices(op: Callable[[float, float], float], a: object, b: object,
                       verb: str) -> list[Matrix] | Nested:
-    """op(a, b), op being + or -, with three axes (a Batch's arithmetic, minipe/batch.py):
+    """op(a, b), op being + or -, with three axes (a Batch's arithmetic, minipe/arrays/batch.py):
     one Matrix per sequence, made as _computed makes them; if NaN is among the numbers, the
     numbers themselves, for the Batch's constructor to name the sequence and the number."""
     sequences = broadcast(op, a, b, verb)  # (b, n, d) as nested tuples
@@ -331,7 +331,7 @@ def _holding(numbers: Rows) -> Matrix:
 def nested(value: object, verb: str) -> tuple[Nested, tuple[int, ...]]:
     """The numbers of an operand of + or - as nested tuples, with its shape.
 
-    A number, a Vector, a Matrix, or a Batch (minipe/batch.py, which comes
+    A number, a Vector, a Matrix, or a Batch (minipe/arrays/batch.py, which comes
     after this module: it is known here by its three axes).
     """
     if has_three_axes(value):  # a Batch: the numbers of each of its matrices
@@ -339,12 +339,12 @@ def nested(value: object, verb: str) -> tuple[Nested, tuple[int, ...]]:
             getattr(value, "shape")
     if isinstance(value, Matrix):
         return value.rows, value.shape
-    return operand(value, verb)  # a number or a Vector (minipe/vector.py), or a sentence
+    return operand(value, verb)  # a number or a Vector (minipe/arrays/vector.py), or a sentence
 
 
 def broadcast(op: Callable[[float, float], float], a: object, b: object, verb: str) -> Nested:
     """op(a, b) for every pair of numbers, as nested tuples: the shapes broadcast by
-    appendix B's rule (minipe/broadcast.py). `verb` names op in a ShapeError."""
+    appendix B's rule (minipe/arrays/broadcast.py). `verb` names op in a ShapeError."""
     a_numbers, a_shape = nested(a, verb)
     b_numbers, b_shape = nested(b, verb)
     if math.prod(a_shape) * math.prod(b_shape) > MAX_NUMBERS:  # the result holds no more

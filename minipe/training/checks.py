@@ -3,9 +3,9 @@
 A model's settings, its tables by name, RoPE's theta_i and scale, ALiBi's
 slopes, the sequences it reads and the targets it is taught: each is checked
 here once, with a sentence naming the argument and the valid range, and what
-minipe/training.py computes trusts them. They live apart so that training.py
+minipe/training/model.py computes trusts them. They live apart so that training.py
 reads as the model and its forward and backward chains, as appendix A's
-checks live in minipe/array_checks.py.
+checks live in minipe/arrays/checks.py.
 
 >>> checked_targets(Inputs([[0, 1]], [None], None, False), [[-100, -100]], vocab_size=5)
 Traceback (most recent call last):
@@ -22,7 +22,7 @@ from typing import Any, Mapping, NamedTuple, Sequence
 from minipe.arrays import Matrix, Vector
 from minipe.checks import (check_ids, check_table_size, checked_base, checked_flag,
                            checked_number, checked_position, checked_size)
-from minipe.gradients import IGNORE
+from minipe.training.gradients import IGNORE
 from minipe.pipeline import ALIBI_SLOPE, POSITION_KINDS
 from minipe.relative import alibi_slopes
 from minipe.rotary import check_frequencies, checked_rotary_width, rotary_thetas

@@ -2,7 +2,7 @@
 
 Lecture 001's token embeddings are a Batch of shape (8, 4, 256): 8 sequences
 of 4 tokens, 256 numbers each. `batch[b]` is sequence b, a Matrix. Like
-Vector and Matrix (minipe/arrays.py) it is a frozen dataclass over a tuple
+Vector and Matrix (minipe/arrays/matrix.py) it is a frozen dataclass over a tuple
 (`batch.matrices`), built one way, by its constructor.
 
 A Batch does its own arithmetic, with anything on either side:
@@ -11,7 +11,7 @@ A Batch does its own arithmetic, with anything on either side:
     position_table + batch       the same numbers: Matrix + Batch asks Batch.__radd__
 
 Row t of the table is added to token t of every sequence - appendix B's
-broadcasting rule (minipe/broadcast.py). `add`, `subtract` and `allclose`
+broadcasting rule (minipe/arrays/broadcast.py). `add`, `subtract` and `allclose`
 live here too, since this is where all three kinds are known.
 """
 
@@ -23,9 +23,9 @@ from collections.abc import Iterable  # isinstance: quicker than typing's
 from dataclasses import dataclass
 from typing import Any, Iterator, Union
 
-from minipe.array_checks import checked_index
-from minipe.arrays import Matrix, Number, Vector, computed_matrices, has_three_axes, nested
-from minipe.broadcast import ShapeError
+from minipe.arrays.checks import checked_index
+from minipe.arrays.matrix import Matrix, Number, Vector, computed_matrices, has_three_axes, nested
+from minipe.arrays.broadcast import ShapeError
 from minipe.checks import checked_number
 from minipe.display import edges, format_number, short_list
 
@@ -128,7 +128,7 @@ def _checked_matrices(matrices: object) -> tuple[Matrix, ...]:
 
 
 def add(a: Number | Array, b: Number | Array) -> Number | Array:
-    """a + b, element by element, broadcasting by NumPy's rule (minipe/broadcast.py).
+    """a + b, element by element, broadcasting by NumPy's rule (minipe/arrays/broadcast.py).
 
     >>> add(Matrix([[1, 2], [3, 4]]), Vector([10, 20]))  # the Vector is added to every row
     Matrix([[11.0, 22.0], [13.0, 24.0]], shape=(2, 2))

@@ -12,7 +12,7 @@ input side needs are:
     lookup_backward     x = E[id]                      dE[id] += dx
     broadcast_backward  x_b = E[ids_b] + P             dP = sum over b of dx_b
 
-A rule knows nothing of the model that calls it: minipe/training.py chains
+A rule knows nothing of the model that calls it: minipe/training/model.py chains
 them. Each is tested alone against central finite differences
 (L(w + h) - L(w - h)) / 2h in tests/test_gradients.py.
 
@@ -28,7 +28,7 @@ import math
 from typing import Sequence
 
 from minipe.arrays import Matrix, dot
-from minipe.broadcast import ShapeError
+from minipe.arrays import ShapeError
 
 IGNORE = -100  # a target that counts for nothing: PyTorch's ignore_index
 

@@ -1,6 +1,6 @@
 """Appendix A, part 1 - Vector: one token's embedding, an immutable list of floats.
 
-minipe/arrays.py opens the appendix (what Vector, Matrix and Batch are, and how
+minipe/arrays/matrix.py opens the appendix (what Vector, Matrix and Batch are, and how
 they combine) and holds Matrix; this module holds its smallest array. A Vector
 knows numbers and other Vectors; with a Matrix or a Batch on the other side of
 `+` or `-`, it steps aside (returns NotImplemented) and the bigger array
@@ -24,8 +24,8 @@ from math import isnan
 from operator import countOf
 from typing import Callable, Iterable, Iterator, Sequence, Union, overload
 
-from minipe.array_checks import checked_factor, checked_index, non_empty_slice
-from minipe.broadcast import Nested, ShapeError, broadcast_elementwise
+from minipe.arrays.checks import checked_factor, checked_index, non_empty_slice
+from minipe.arrays.broadcast import Nested, ShapeError, broadcast_elementwise
 from minipe.checks import checked_number, checked_values
 from minipe.display import format_number, grid_line, short_list
 

@@ -27,15 +27,26 @@ stand at new positions, and RoPE's keys, stored turned, must be turned again.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import Protocol, Sequence
 
 from minipe.arrays import Matrix
 from minipe.attention import scaled_dot_product_attention
 from minipe.checks import checked_size
-from minipe.heads import alibi_at, columns, position_rows, side_by_side, turned, turned_back
+from minipe.training.heads import (HeadSettings, alibi_at, columns, position_rows,
+                                   side_by_side, turned, turned_back)
 
-if TYPE_CHECKING:  # for the annotations only: TinyModel's generate calls this module
-    from minipe.training import TinyModel
+
+class CachedModel(HeadSettings, Protocol):
+    """What generation reads of a model (TinyModel has all of it; it calls this module)."""
+
+    @property
+    def positions(self) -> str: ...  # "learned", "sinusoidal", "rope", "alibi" or "none"
+    @property
+    def d_model(self) -> int: ...
+    @property
+    def base(self) -> float: ...
+    def parameters(self) -> dict[str, Matrix]: ...
+    def logits(self, ids: Sequence[int]) -> Matrix: ...
 
 
 @dataclass(frozen=True)
@@ -58,7 +69,7 @@ class KVCache:
 EMPTY = KVCache((), ())  # before the first token
 
 
-def next_logits(model: TinyModel, cache: KVCache, token_id: int) -> tuple[list[float], KVCache]:
+def next_logits(model: CachedModel, cache: KVCache, token_id: int) -> tuple[list[float], KVCache]:
     """Feed one token at position len(cache): its scores for the next token, and the cache
     with its keys and values added. Only its own row is computed."""
     weights = model.parameters()
@@ -89,7 +100,7 @@ def next_logits(model: TinyModel, cache: KVCache, token_id: int) -> tuple[list[f
     return list(logits.rows[0]), KVCache(tuple(keys), tuple(values))
 
 
-def evict(model: TinyModel, cache: KVCache, *, sinks: int, window: int) -> KVCache:
+def evict(model: CachedModel, cache: KVCache, *, sinks: int, window: int) -> KVCache:
     """Keep the first `sinks` tokens and the last `window`, drop those between: a cache
     that never holds more than sinks + window tokens (StreamingLLM, Xiao et al., 2023).
 
@@ -125,7 +136,7 @@ def evict(model: TinyModel, cache: KVCache, *, sinks: int, window: int) -> KVCac
     return KVCache(tuple(keys), tuple(values))
 
 
-def generate_greedy(model: TinyModel, ids: list[int], max_new_tokens: int, *,
+def generate_greedy(model: CachedModel, ids: list[int], max_new_tokens: int, *,
                     use_cache: bool) -> list[int]:
     """The prompt and max_new_tokens new IDs, each the top score after the ones before.
 

@@ -9,10 +9,10 @@ scores every token kind:
     logits = h W_out;  loss = the mean cross-entropy over the targets t != -100
 
 This module is the model: its settings, its tables, its door (the checks live
-in minipe/training_checks.py). Its forward and backward passes, line by line
-with one rule of minipe/gradients.py per line, are minipe/passes.py; the
-heads, minipe/heads.py; writing a text with a cache, minipe/generation.py;
-training with Adam, minipe/lab.py.
+in minipe/training/checks.py). Its forward and backward passes, line by line
+with one rule of minipe/training/gradients.py per line, are minipe/training/passes.py; the
+heads, minipe/training/heads.py; writing a text with a cache, minipe/training/generation.py;
+training with Adam, minipe/training/lab.py.
 
 Left out: layers, layer norm, MLPs, dropout, biases.
 """
@@ -27,16 +27,16 @@ from types import MappingProxyType
 from typing import Any, Mapping, Sequence, overload
 
 from minipe.arrays import Matrix, Vector
-from minipe.batch import Batch
+from minipe.arrays import Batch
 from minipe.embedding import Embedding
-from minipe.generation import generate_greedy
-from minipe.passes import Backprop as Backprop  # what backprop returns; exported
-from minipe.passes import backward, forward, spans
+from minipe.training.generation import generate_greedy
+from minipe.training.passes import Backprop as Backprop  # what backprop returns; exported
+from minipe.training.passes import backward, forward, spans
 from minipe.pipeline import ALIBI_SLOPE
 from minipe.positional import LearnedPositionalEmbedding
 from minipe.relative import alibi_slopes
 from minipe.rotary import rotary_thetas
-from minipe.training_checks import (check_parameters, checked_generation,
+from minipe.training.checks import (check_parameters, checked_generation,
                                     checked_heads, checked_inputs, checked_rope,
                                     checked_settings, checked_slopes, checked_targets)
 
@@ -217,7 +217,7 @@ class TinyModel:
                  use_cache: bool = True) -> list[int]:
         """The prompt `ids` followed by max_new_tokens new IDs, each the top score (greedy).
 
-        With the cache (minipe/generation.py) each new token costs O(n d): its keys and
+        With the cache (minipe/training/generation.py) each new token costs O(n d): its keys and
         values are computed once, at position n = the cache's length, RoPE's keys stored
         already turned. use_cache=False runs the whole sequence again for every token.
         """

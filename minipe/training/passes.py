@@ -1,4 +1,4 @@
-"""Chapter 10 - the forward and backward passes of TinyModel (minipe/training.py).
+"""Chapter 10 - the forward and backward passes of TinyModel (minipe/training/model.py).
 
 For one sequence of n IDs at positions pos (d = d_model):
 
@@ -12,7 +12,7 @@ For one sequence of n IDs at positions pos (d = d_model):
     logits  = h W_out                          (n, vocab_size)
     loss    = mean over the targets t != -100 of -log softmax(logits)[t]
 
-Backpropagation runs the same lines backwards, one rule of minipe/gradients.py
+Backpropagation runs the same lines backwards, one rule of minipe/training/gradients.py
 per line. dX is dloss/dX, a table of the shape of X:
 
     dlogits  = (softmax(logits) - onehot(t)) / count      cross_entropy
@@ -29,8 +29,8 @@ it is a formula, not a parameter, so `parameters()` has no entry for it.
 The sequences of a batch are stacked row after row into one (N, d) table X,
 looked up at once (E.take), so that x W_q for all of them is one matmul and
 RoPE turns all their rows at once; attention runs sequence by sequence and
-head by head (minipe/heads.py cuts and joins the heads).
-Training (minipe/lab.py) repeats: loss and gradients, then Adam.
+head by head (minipe/training/heads.py cuts and joins the heads).
+Training (minipe/training/lab.py) repeats: loss and gradients, then Adam.
 """
 
 from __future__ import annotations
@@ -40,10 +40,10 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from minipe.arrays import Matrix
-from minipe.gradients import (broadcast_backward, cross_entropy, lookup_backward,
+from minipe.training.gradients import (broadcast_backward, cross_entropy, lookup_backward,
                               matmul_backward)
-from minipe.heads import HeadSettings, HeadsPass, attend, attend_backward, position_rows
-from minipe.training_checks import Inputs
+from minipe.training.heads import HeadSettings, HeadsPass, attend, attend_backward, position_rows
+from minipe.training.checks import Inputs
 
 
 class Model(HeadSettings, Protocol):
@@ -86,7 +86,7 @@ class ForwardPass:
     given: Inputs  # the IDs, masks and positions of every sequence
     rows_at: list[int]  # (N,): the position of every row of x
     x: Matrix  # (N, d): every sequence's input rows, stacked
-    heads: HeadsPass  # q, k, v, weights per head (minipe/heads.py)
+    heads: HeadsPass  # q, k, v, weights per head (minipe/training/heads.py)
     logits: Matrix  # (N, vocab_size)
 
 
@@ -112,7 +112,7 @@ def spans(inputs: list[list[int]]) -> list[tuple[int, int]]:
     return list(zip([0] + stops[:-1], stops))
 
 
-# Backward: the same lines in reverse, one rule of minipe/gradients.py per line
+# Backward: the same lines in reverse, one rule of minipe/training/gradients.py per line
 
 
 def backward(model: Model, recorded: ForwardPass, targets: list[list[int]]) -> Backprop:

@@ -1,6 +1,6 @@
 """Appendix A, part 3 - what Vector, Matrix and Batch check, and the sentences they say.
 
-The constructors and operators of minipe/arrays.py and minipe/batch.py are
+The constructors and operators of minipe/arrays/matrix.py and minipe/arrays/batch.py are
 the appendix's doors: a list that is not numbers, a row of the wrong length,
 an index past the end, a NaN. Their checks live here so that the appendix
 reads as the arrays first; nothing here knows the classes themselves (they
@@ -8,7 +8,7 @@ come after this module), only the plain tuples and lists they are built from.
 
 >>> checked_rows([[1, 2], [3]], "Matrix rows")
 Traceback (most recent call last):
-minipe.broadcast.ShapeError: ragged rows: Matrix rows[0] has 2 values but Matrix rows[1] \
+minipe.checks.ShapeError: ragged rows: Matrix rows[0] has 2 values but Matrix rows[1] \
 has 1; every row of a Matrix needs the same length
 """
 
@@ -19,7 +19,7 @@ import operator
 from collections.abc import Iterable  # isinstance: quicker than typing's
 from typing import Any, Sequence, TypeVar
 
-from minipe.broadcast import ShapeError
+from minipe.checks import ShapeError
 from minipe.checks import checked_number, checked_values
 
 Item = TypeVar("Item")
@@ -31,7 +31,7 @@ def checked_rows(rows: object, what: str) -> Rows:
 
     Reads the rows number by number, so that the sentence can name the culprit;
     ints become floats. The constructors call this only for rows that their
-    quick look at C speed (minipe/arrays.py's float_rows) did not pass.
+    quick look at C speed (minipe/arrays/matrix.py's float_rows) did not pass.
     """
     if isinstance(rows, (str, bytes)) or not isinstance(rows, Iterable):
         raise TypeError(f"{what} must be a list of rows, got {type(rows).__name__}")

@@ -14,7 +14,7 @@ model's answer at "who?" is the same for both, and at most one is right.
 Training cannot help it; the lessons show by how much positions do.
 
 Training repeats one step: `loss_and_gradients` on a fresh batch (chapter 10,
-minipe/training.py), then Adam (Kingma & Ba, 2015), which moves each number
+minipe/training/model.py), then Adam (Kingma & Ba, 2015), which moves each number
 by about the learning rate, whatever the scale of its gradient:
 
     m = beta1 m + (1 - beta1) g            a running mean of the gradient
@@ -36,8 +36,8 @@ from typing import Callable
 
 from minipe.arrays import Matrix
 from minipe.checks import check_table_size, checked_number, checked_size
-from minipe.gradients import IGNORE
-from minipe.training import TinyModel
+from minipe.training.gradients import IGNORE
+from minipe.training.model import TinyModel
 
 TASKS = ("previous-token", "copy-back", "who-bites-whom")
 NOUNS = ("man", "dog", "cat", "fox")

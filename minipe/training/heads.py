@@ -17,12 +17,12 @@ A mask (padding, documents) hides keys as chapter 4's `mask=` does: weight 0,
 and a query that may see no key outputs zeros.
 
 `attend` runs the heads of a batch forward, `attend_backward` takes them back
-(minipe/passes.py chains them): RoPE turns q and k of every sequence and every
+(minipe/training/passes.py chains them): RoPE turns q and k of every sequence and every
 head at once (head by head when it is partial), every head's q, k and v are
 cut from the rows of every sequence at once (`cut`: one transpose for all the
 heads), then attention runs sequence by sequence, one ALiBi bias per head and
 length. The smaller pieces serve generation with a cache too
-(minipe/generation.py). All trust their arguments: TinyModel's door has
+(minipe/training/generation.py). All trust their arguments: TinyModel's door has
 checked them.
 
 >>> columns(Matrix([[1, 2, 3, 4]]), 2, 4)
@@ -41,7 +41,7 @@ from typing import Protocol, Sequence
 
 from minipe.arrays import Matrix, Vector
 from minipe.attention import scaled_dot_product_attention
-from minipe.gradients import matmul_backward, rotary_backward, softmax_backward
+from minipe.training.gradients import matmul_backward, rotary_backward, softmax_backward
 from minipe.positional import sinusoidal_encoding
 from minipe.relative import alibi_bias, alibi_bias_at
 from minipe.rotary import apply_rotary

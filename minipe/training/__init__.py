@@ -1,0 +1,25 @@
+"""Chapter 10 - training: what positions are for, shown by a model trained in seconds.
+
+Read bottom-up, as micrograd's engine.py sits under nn.py: the rules first, then
+the passes that chain them, then the model, then the lab that trains it.
+
+    gradients.py   the backward rules, one function each, knowing nothing of a model
+    checks.py      the model's door: what TinyModel accepts, and the sentences it says
+    heads.py       several heads, positions as data (position_ids), forward and back
+    passes.py      the forward and backward passes of TinyModel, chained from the rules
+    generation.py  generating with a KV cache: one new token costs O(n d)
+    model.py       TinyModel: embeddings + positions -> attention -> scores; backprop
+    lab.py         tasks that need positions, Adam, train(); python -m minipe train
+
+It stands on chapters 1-9 and the arrays; nothing of the input side imports it.
+Importing it defines these names and does nothing else.
+"""
+
+from minipe.training.gradients import IGNORE
+from minipe.training.generation import KVCache, evict, next_logits
+from minipe.training.model import Backprop, TinyModel
+from minipe.training.lab import (TASKS, WORDS, TrainingDiverged, TrainingResult, accuracy,
+                                 task_batch, train)
+
+__all__ = ["IGNORE", "TASKS", "WORDS", "Backprop", "KVCache", "TinyModel", "TrainingDiverged",
+           "TrainingResult", "accuracy", "evict", "next_logits", "task_batch", "train"]
