@@ -150,6 +150,22 @@ def test_a_chapters_door_sits_below_its_idea() -> None:
             f"{max(ideas)}")
 
 
+def test_the_shared_checks_are_shared() -> None:
+    """minipe/checks.py (support, not counted above) holds only checks that two or more
+    modules call: a chapter's own checks live in its own door, where they are counted."""
+    shared = ast.parse((PACKAGE / "checks.py").read_text(encoding="utf-8"))
+    names = [node.name for node in shared.body
+             if isinstance(node, ast.FunctionDef) and not node.name.startswith("_")]
+    callers: dict[str, set[str]] = {name: set() for name in names}
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "minipe.checks":
+                for alias in node.names:
+                    callers.get(alias.name, set()).add(str(path.relative_to(PACKAGE)))
+    alone = {name: sorted(modules) for name, modules in callers.items() if len(modules) < 2}
+    assert not alone, f"checks used by one module only, which belong in its door: {alone}"
+
+
 def main() -> None:
     print(f"{'chapter':<22}{'checking':>9}{'teaching':>9}{'per line':>9}{'1st half':>9}")
     checking = teaching = 0
