@@ -17,6 +17,13 @@ build/figures/ in the clone, which git ignores.
 The pause waits only when stdin is a terminal. Piped or redirected, the
 lesson runs straight through, so it never hangs a script or a test.
 
+A lesson checks what it claims, on the line that prints the claim:
+`lesson.check("every row sums to 1", all(...))` prints nothing when the claim
+holds; when it does not (minipe changed, or another seed told another story),
+the lesson stops there with the claim on stderr and status 1, so no false
+sentence goes on to the next line. Its tests compare what it prints with the
+notebook beside it, and never read its sentences for numbers.
+
 A lesson ends quietly, as the commands do: Ctrl-C prints one line and exits
 with 130, and a reader that stops early (`| head -1`) ends it with status 1
 and no traceback. `Lesson()` sets this up for the script that makes it.
@@ -46,6 +53,10 @@ ANSWER_PROMPT = "   ... try it yourself, then press Enter for the answer "
 FIGURES = Path(CLONE) / "build" / "figures"  # where `--svg` alone draws: git ignores build/
 
 
+class FalseClaim(AssertionError):
+    """A claim a lesson prints did not hold on the numbers it computed (see Lesson.check)."""
+
+
 def end_quietly_on_ctrl_c_and_closed_pipes() -> None:
     """For the lesson script: Ctrl-C and a closed stdout end it with one line or none.
 
@@ -63,6 +74,10 @@ def _ended(kind: type[BaseException], error: BaseException,
     if issubclass(kind, KeyboardInterrupt):
         print("\nstopped by Ctrl-C", file=sys.stderr)
         raise SystemExit(130)  # what a shell reports after Ctrl-C; Python exits with it
+    if issubclass(kind, FalseClaim):  # the sentence says it all: no traceback
+        sys.stdout.flush()
+        print(f"\n{error}", file=sys.stderr)
+        raise SystemExit(1)
     if issubclass(kind, BrokenPipeError):  # `| head -1`: the reader stopped reading
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
         raise SystemExit(1)  # as Python's documentation of SIGPIPE advises
@@ -118,9 +133,9 @@ class Lesson:
         self.step: bool = args.step
         self.svg_dir: Path | None = args.svg
         self.stages = 0
-        title = doc.partition("\n")[0]
-        print(title)
-        print("=" * len(title))
+        self.title = doc.partition("\n")[0]
+        print(self.title)
+        print("=" * len(self.title))
         if self.step and not sys.stdin.isatty():
             print("(--step: stdin is not a terminal, so the lesson will not pause)")
             self.step = False
@@ -142,6 +157,20 @@ class Lesson:
         if self.step:
             self.pause(ANSWER_PROMPT)
         print("Answer:")
+
+    def check(self, claim: str, holds: bool) -> None:
+        """Stop the lesson if `claim`, which it prints here, is false on its own numbers.
+
+        Nothing is printed when the claim holds, so the lesson reads the same. When it
+        does not, FalseClaim names the lesson, the stage and the claim; run as a
+        script, the lesson ends with that sentence on stderr and status 1.
+        """
+        if holds:
+            return
+        raise FalseClaim(f"{self.title}, stage {self.stages}: the lesson claims that {claim}, "
+                         f"but its own numbers say otherwise. The text printed above this "
+                         f"is no longer true: something in minipe (or a seed) changed what "
+                         f"this lesson computes.")
 
     def save_figure(self, filename: str, figure: Figure) -> None:
         """Under --svg DIR, draw `figure` into DIR/filename and say so; otherwise nothing."""
