@@ -12,8 +12,9 @@ input side needs are:
     lookup_backward     x = E[id]                      dE[id] += dx
     broadcast_backward  x_b = E[ids_b] + P             dP = sum over b of dx_b
 
-A rule knows nothing of the model that calls it: minipe/training/model.py chains
-them. Each is tested alone against central finite differences
+A rule knows nothing of the model that calls it: minipe/training/passes.py chains
+them. Each opens on its formula; the shapes it refuses sit in the door at the
+bottom of this file. Each is tested alone against central finite differences
 (L(w + h) - L(w - h)) / 2h in tests/test_gradients.py.
 
 >>> from minipe.arrays import Matrix
@@ -43,12 +44,8 @@ def cross_entropy(logits: Matrix, targets: Sequence[int]) -> tuple[float, Matrix
     term's slope in z_j is e^z_j / sum_k e^z_k = softmax(z)_j, the second's
     is -1 for j = t only.
     """
-    if len(targets) != logits.shape[0]:
-        raise ShapeError(f"logits has shape {logits.shape} but there are {len(targets)} "
-                         f"targets: one target (or -100) per row")
-    count = len(targets) - list(targets).count(IGNORE)
-    if count == 0:
-        raise ValueError("every target is -100: the mean loss over no targets is undefined")
+    _check_targets(logits, targets)
+    count = len(targets) - list(targets).count(IGNORE)  # the rows whose target is not -100
     total = 0.0
     d_rows = []
     for z, t in zip(logits.rows, targets):
@@ -71,9 +68,7 @@ def matmul_backward(a: Matrix, b: Matrix, d_out: Matrix) -> tuple[Matrix, Matrix
     In the forward pass out[i][j] was sum_k a[i][k] b[k][j], so a[i][k] met
     every b[k][j] of row k of b: da[i][k] = sum_j dout[i][j] b[k][j].
     """
-    if d_out.shape != (a.shape[0], b.shape[1]):
-        raise ShapeError(f"a {a.shape} @ b {b.shape} has shape {(a.shape[0], b.shape[1])}, "
-                         f"so d_out must too; got {d_out.shape}")
+    _check_matmul(a, b, d_out)
     d_a = d_out @ b.T
     d_b = a.T @ d_out
     return d_a, d_b
@@ -85,9 +80,7 @@ def softmax_backward(weights: Matrix, d_weights: Matrix) -> Matrix:
     In the forward pass every w_k shared one denominator sum_j e^s_j, so
     raising s_j raised w_j and lowered every w_k: dw_k/ds_j = w_k (1[k=j] - w_j).
     """
-    if weights.shape != d_weights.shape:
-        raise ShapeError(f"weights {weights.shape} and d_weights {d_weights.shape} must "
-                         f"have one shape: dw is dloss/dw, number by number")
+    _check_softmax(weights, d_weights)
     rows = []
     for w, dw in zip(weights.rows, d_weights.rows):
         through = dot(w, dw)  # sum_k w_k dw_k
@@ -106,13 +99,7 @@ def rotary_backward(d_turned: Matrix, thetas: Sequence[float], scale: float = 1.
     In the forward pass each pair was turned by a; a rotation's transpose is
     its inverse, so the gradient is turned back, by -a, and scaled by s.
     """
-    if 2 * len(thetas) != d_turned.shape[1]:
-        raise ShapeError(f"d_turned has shape {d_turned.shape}: its {d_turned.shape[1]} "
-                         f"columns make {d_turned.shape[1] / 2:g} pairs, but there are "
-                         f"{len(thetas)} theta_i")
-    if positions is not None and len(positions) != d_turned.shape[0]:
-        raise ShapeError(f"d_turned has {d_turned.shape[0]} rows but there are "
-                         f"{len(positions)} positions: one position per row")
+    _check_rotary(d_turned, thetas, positions)
     rows_at = range(d_turned.shape[0]) if positions is None else positions
     angles = {pos: [pos * theta for theta in thetas]  # a = pos * theta_i, once per position
               for pos in dict.fromkeys(rows_at)}
@@ -136,10 +123,8 @@ def lookup_backward(ids: Sequence[Sequence[int]], d_X: Matrix, vocab_size: int) 
     copies send their gradient back into that one row. d_X holds the rows of
     every sequence of `ids`, one after another.
     """
-    all_ids = [token_id for sequence in ids for token_id in sequence]
-    if len(all_ids) != d_X.shape[0]:
-        raise ShapeError(f"d_X has shape {d_X.shape} but ids hold {len(all_ids)} tokens: "
-                         f"one row of d_X per token")
+    _check_lookup(ids, d_X)
+    all_ids = [token_id for sequence in ids for token_id in sequence]  # one after another
     d_E = [[0.0] * d_X.shape[1] for _ in range(vocab_size)]
     for token_id, d_x in zip(all_ids, d_X.rows):
         d_E[token_id] = [total + part for total, part in zip(d_E[token_id], d_x)]
@@ -153,12 +138,59 @@ def broadcast_backward(d_inputs: Sequence[Matrix], context_length: int) -> Matri
     001's rule), so every sequence's gradient flows back into the same rows.
     Rows past the longest sequence stay 0.
     """
-    longest = max(d_x.shape[0] for d_x in d_inputs)
-    if longest > context_length:
-        raise ShapeError(f"a sequence of {longest} rows cannot come from a table P of "
-                         f"context_length={context_length} rows")
+    _check_broadcast(d_inputs, context_length)
     d_P = [[0.0] * d_inputs[0].shape[1] for _ in range(context_length)]
     for d_x in d_inputs:  # every sequence in the batch ...
         for t, d_x_t in enumerate(d_x.rows):  # ... sends row t back into row t of P
             d_P[t] = [total + part for total, part in zip(d_P[t], d_x_t)]
     return Matrix(d_P)  # (context_length, d)
+
+
+# The door. A rule trusts the shapes of a forward pass: these refuse, with a sentence,
+# the ones that cannot have come from one (a learner's own chain of rules, say).
+
+
+def _check_targets(logits: Matrix, targets: Sequence[int]) -> None:
+    """One target per row of logits, and at least one that is not -100."""
+    if len(targets) != logits.shape[0]:
+        raise ShapeError(f"logits has shape {logits.shape} but there are {len(targets)} "
+                         f"targets: one target (or -100) per row")
+    if list(targets).count(IGNORE) == len(targets):
+        raise ValueError("every target is -100: the mean loss over no targets is undefined")
+
+
+def _check_matmul(a: Matrix, b: Matrix, d_out: Matrix) -> None:
+    if d_out.shape != (a.shape[0], b.shape[1]):
+        raise ShapeError(f"a {a.shape} @ b {b.shape} has shape {(a.shape[0], b.shape[1])}, "
+                         f"so d_out must too; got {d_out.shape}")
+
+
+def _check_softmax(weights: Matrix, d_weights: Matrix) -> None:
+    if weights.shape != d_weights.shape:
+        raise ShapeError(f"weights {weights.shape} and d_weights {d_weights.shape} must "
+                         f"have one shape: dw is dloss/dw, number by number")
+
+
+def _check_rotary(d_turned: Matrix, thetas: Sequence[float],
+                  positions: Sequence[int] | None) -> None:
+    if 2 * len(thetas) != d_turned.shape[1]:
+        raise ShapeError(f"d_turned has shape {d_turned.shape}: its {d_turned.shape[1]} "
+                         f"columns make {d_turned.shape[1] / 2:g} pairs, but there are "
+                         f"{len(thetas)} theta_i")
+    if positions is not None and len(positions) != d_turned.shape[0]:
+        raise ShapeError(f"d_turned has {d_turned.shape[0]} rows but there are "
+                         f"{len(positions)} positions: one position per row")
+
+
+def _check_lookup(ids: Sequence[Sequence[int]], d_X: Matrix) -> None:
+    tokens = sum(map(len, ids))
+    if tokens != d_X.shape[0]:
+        raise ShapeError(f"d_X has shape {d_X.shape} but ids hold {tokens} tokens: "
+                         f"one row of d_X per token")
+
+
+def _check_broadcast(d_inputs: Sequence[Matrix], context_length: int) -> None:
+    longest = max(d_x.shape[0] for d_x in d_inputs)
+    if longest > context_length:
+        raise ShapeError(f"a sequence of {longest} rows cannot come from a table P of "
+                         f"context_length={context_length} rows")
