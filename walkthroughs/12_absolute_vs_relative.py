@@ -56,9 +56,16 @@ if __name__ == "__main__":
         row = trace.attention.weights[5]
         print(f"   {kind:<11}" + "".join(f"{w:8.4f}" for w in row))
     # none: 0.1820 on both 'the's; alibi: 0.0364 on the far 'the', 0.2687 on the near
+    last_rows = {kind: trace.attention.weights[5].tolist() for kind, trace in traces.items()}
     print("Without positions both 'the's get the same weight (0.1820): attention")
+    lesson.check("without positions both 'the's get the same weight",
+                 last_rows["none"][0] == last_rows["none"][4])
     print("cannot tell them apart. With any of the three they differ, and ALiBi")
+    lesson.check("with any of the three kinds of positions the two 'the's differ",
+                 all(last_rows[kind][0] != last_rows[kind][4] for kind in kinds[1:]))
     print("pulls the weight towards the near 'the' (0.2687) and away from the far one.")
+    lesson.check("ALiBi's weights grow towards the near end, so the near 'the' gets more",
+                 last_rows["alibi"] == sorted(last_rows["alibi"]))
     # the four figures share one colour scale, 0 .. the largest weight of any (alibi's 0.4180)
     top = max(weight for trace in traces.values()
               for row in trace.attention.weights for weight in row)

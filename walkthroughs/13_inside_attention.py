@@ -71,8 +71,10 @@ if __name__ == "__main__":
     print("causal mask: score(i, j) = -inf for j > i (a token sees no later token)")
     print(format_matrix(masked, row_labels=labels))
     result = scaled_dot_product_attention(Q, K, V, causal=True)
-    print(f"scaled_dot_product_attention's scores are these? "
-          f"{result.scores.tolist() == masked.tolist()}")  # True
+    same_scores = result.scores.tolist() == masked.tolist()
+    print(f"scaled_dot_product_attention's scores are these? {same_scores}")  # True
+    lesson.check("scaled_dot_product_attention's scores are the masked Q K^T / sqrt(d_k)",
+                 same_scores)
 
 # %% One softmax row by hand
 if __name__ == "__main__":
@@ -86,7 +88,9 @@ if __name__ == "__main__":
         print(f"   j = {j} {tokens[j]:<6} score {score:8.4f}   exp = {e:.4f}   "
               f"/ {total:.4f} = {e / total:.4f}")
     by_hand = [e / total for e in exps]
-    print(f"softmax(row) agrees? {allclose(softmax(row), by_hand)}")  # True
+    softmax_agrees = allclose(softmax(row), by_hand)
+    print(f"softmax(row) agrees? {softmax_agrees}")  # True
+    lesson.check("softmax(row) agrees with the row worked by hand", softmax_agrees)
     print("exp(-inf) = 0: the two future tokens get weight exactly 0, and the")
     print("three others share 1 in proportion to exp(score).")
 
@@ -100,10 +104,13 @@ if __name__ == "__main__":
               + " ".join(f"{value:8.4f}" for value in V[j] * by_hand[j]))
         output_row = output_row + V[j] * by_hand[j]
     print("   sum:                    " + " ".join(f"{value:8.4f}" for value in output_row))
-    print(f"the head's output row 2 agrees? {allclose(result.output[i], output_row)}")
+    row_agrees = allclose(result.output[i], output_row)
+    print(f"the head's output row 2 agrees? {row_agrees}")
+    lesson.check("the head's output row 2 is the weighted sum worked by hand", row_agrees)
     trace = run(text, d_model=d_model, causal=True)  # the pipeline: the same seeds
-    print(f"and minipe.run(text, d_model=4, causal=True)'s? "
-          f"{allclose(trace.attention.output, result.output)}")  # True
+    run_agrees = allclose(trace.attention.output, result.output)
+    print(f"and minipe.run(text, d_model=4, causal=True)'s? {run_agrees}")  # True
+    lesson.check("minipe.run's attention output is the head's", run_agrees)
 
 # %% Content and position in one score: four terms
 if __name__ == "__main__":
@@ -123,12 +130,17 @@ if __name__ == "__main__":
         print(f"   {name:<28}" + "".join(f"{value:8.4f}" for value in values))
     print(f"   {'sum of the four':<28}" + "".join(f"{value:8.4f}" for value in total_row))
     print(f"   {'the raw score row':<28}" + "".join(f"{value:8.4f}" for value in raw[i]))
-    print(f"they agree? {allclose(Vector(total_row), raw[i])}")  # True
+    terms_agree = allclose(Vector(total_row), raw[i])
+    print(f"they agree? {terms_agree}")  # True
+    lesson.check("the four terms add up to the raw score row", terms_agree)
     content = terms["content-content  x_i A x_j"][i]
     print(f"Both 'a's (keys 0 and 3) get the same content-content term? "
           f"{content[0] == content[3]}")  # True: one ID, one row
+    lesson.check("both 'a's get the same content-content term", content[0] == content[3])
     differ = [name.split()[0] for name, term in terms.items() if term[i][0] != term[i][3]]
     print(f"The terms that differ between keys 0 and 3: {', '.join(differ)}")
+    lesson.check("exactly the terms with p_j differ between keys 0 and 3 (position-content "
+                 "is equal)", differ == ["content-position", "position-position"])
     print("A term can differ only if it holds what differs between the keys:")
     print("x_j is one row for both 'a's, p_j is not. So only the terms with p_j")
     print("tell them apart. position-content, p_i A x_j, holds p_i, the query's")
@@ -158,9 +170,13 @@ if __name__ == "__main__":
     print("2017 paper (Vaswani et al., section 3.2.1) gives this argument, and")
     print("suspects that large scores push the softmax where its gradients are tiny.")
     scores = [rng.gauss(0.0, 16.0) for _ in range(5)]  # spread sqrt(256) = 16, unscaled
-    print(f"   5 scores of spread 16: largest weight {max(softmax(scores)):.4f};"
-          f" divided by 16: {max(softmax([s / 16 for s in scores])):.4f}")
+    unscaled = max(softmax(scores))
+    scaled = max(softmax([s / 16 for s in scores]))
+    print(f"   5 scores of spread 16: largest weight {unscaled:.4f};"
+          f" divided by 16: {scaled:.4f}")
     print("Unscaled, one key takes nearly all the weight: a near one-hot softmax.")
+    lesson.check("unscaled, one key takes nearly all the weight (95% or more); divided by "
+                 "16, no key does (60% or less)", unscaled >= 0.95 and scaled <= 0.6)
 
 # %% Why some models multiply token embeddings by sqrt(d_model)
 if __name__ == "__main__":
@@ -177,13 +193,18 @@ if __name__ == "__main__":
     print(f"   rows with std 1/sqrt(512):      mean |x| = {small_norm:.4f}")
     print(f"   those times sqrt(512) = {math.sqrt(wide):.2f}:  mean |x| = "
           f"{small_norm * math.sqrt(wide):.4f}")
+    cosines = []
     for name, rows in (("std 1/sqrt(512)", small), ("times sqrt(512)", small * math.sqrt(wide))):
         x0 = rows[0]
         alike = x0.dot(x0 + pe) / (x0.norm() * (x0 + pe).norm())  # cos(x, x + PE)
+        cosines.append(alike)
         print(f"   {name}: cosine of x and x + PE(0) = {alike:.4f}")
     print("The 2017 paper (Vaswani et al., section 3.4) multiplies its embedding")
     print("weights by sqrt(d_model), weights it shares with the output layer; it")
     print("gives no reason. The numbers show what the factor does: rows drawn with")
     print("std 1/sqrt(d_model) have norm about 1, and PE (norm 16) drowns them;")
+    lesson.check("PE drowns rows of norm about 1 (cosine of x and x + PE under 0.1)",
+                 cosines[0] < 0.1)
+    lesson.check("scaled rows outweigh PE (cosine of x and x + PE above 1/2)", cosines[1] > 0.5)
     print("scaled, they outweigh it. minipe's Embedding draws N(0, 1), so its rows")
     print("already have norm about sqrt(d_model), and minipe adds them unscaled.")

@@ -156,6 +156,10 @@ if __name__ == "__main__":
             shown = "cannot run:"
             reason = str(error)
         print(f"   {kind:10} at T = 8: {at_T[kind]:6.1%}   at 2T = 16: {shown}")
+    lesson.check("every head with positions beats the head without by 20 points or more "
+                 "at T, and the learned and RoPE heads learn the task (90% or more)",
+                 all(at_T[kind] >= at_T["none"] + 0.20 for kind in KINDS[1:])
+                 and at_T["learned"] >= 0.90 and at_T["rope"] >= 0.90)
     print(textwrap.indent(textwrap.fill(reason, width=74), "      "))
     print("The learned table stops at its 8 rows. Sinusoids, RoPE and ALiBi give")
     print("a number for any position; how well the head does there is measured")
@@ -180,6 +184,8 @@ if __name__ == "__main__":
     print(f"The trained head gives its own token {by_d[0]:.3f} on average, against "
           f"{equal:.3f}")
     print("with equal scores: by content it looks away from itself. But among the")
+    lesson.check("by content the head looks away from itself: 5 points or more under the "
+                 "equal share on its own token", by_d[0] < equal - 0.05)
     print("i tokens before it nothing marks the one at i - 1, so the best guess")
     print("is the commonest kind among them: right E[max count]/i of the time (5")
     print("kinds, each token drawn alike).")
@@ -187,6 +193,10 @@ if __name__ == "__main__":
     for pos in range(1, T):
         print(f"   {pos:10}   {hits[pos] / 64:6.1%} ({hits[pos]:2} of 64)"
               f"   {1 / (pos + 1):7.4f}   {bag_best(pos):17.4f}")
+        bound = bag_best(pos)  # a share of 64 draws strays sqrt(b (1 - b) / 64) from b
+        lesson.check(f"the head without positions cannot beat the bag's best guess at "
+                     f"position {pos}, beyond three standard errors of 64 sequences",
+                     hits[pos] / 64 <= bound + 3 * math.sqrt(bound * (1 - bound) / 64))
     bound_T = sum(bag_best(pos) for pos in range(1, T)) / (T - 1)
     bound_2T = sum(bag_best(pos) for pos in range(1, 2 * T)) / (2 * T - 1)
     print(f"The bag's best over positions 1-7: {bound_T:.1%}; over 1-15 (2T): "
@@ -194,6 +204,7 @@ if __name__ == "__main__":
     below = at_T["none"] <= bound_T and at_2T["none"] <= bound_2T
     print(f"none's {at_T['none']:.1%} at T and {at_2T['none']:.1%} at 2T, below both? "
           f"{below}. The longer")  # True
+    lesson.check("the head without positions stays below the bag's best at T and 2T", below)
     print("the bag, the worse the guess. A row counts 64 sequences, so chance alone moves")
     spread = math.sqrt(0.5 * 0.5 / 64)  # one standard error of a share near 1/2, 64 draws
     above = {pos: hits[pos] / 64 - bag_best(pos) for pos in range(1, T)
@@ -236,11 +247,22 @@ if __name__ == "__main__":
         print(f"   {m:4g} {math.exp(-m):8.4f} {at_T[name]:10.1%} {at_2T[name]:12.1%} "
               f"{own[m]:13.3f} {back[m]:7.3f} {leak[m]:8.3f}")
     print(f"(these weights give each model's own scores? {logits_agree})")  # True
+    lesson.check("the weights recomputed from the tables give each model's own scores",
+                 logits_agree)
+    lesson.check("each slope's weights by distance add up to 1",
+                 all(math.isclose(own[m] + back[m] + leak[m], 1.0, abs_tol=1e-9) for m in own))
     best = max(back, key=back.__getitem__)
     print(f"m = 1/2: {leak[0.5]:.0%} of the weight leaks to d >= 2. m = 8: "
           f"{leak[8.0]:.0%} leaks back,")
     print(f"but the own token keeps {own[8.0]:.0%}. The most on d = 1: m = {best:g}, "
           f"{back[best]:.0%}.")
+    lesson.check("m = 1/2 leaks a quarter or more to d >= 2, m = 8 under a twentieth",
+                 leak[0.5] >= 0.25 and leak[8.0] <= 0.05)
+    lesson.check("m = 8 keeps more on the own token than on d = 1, and scores 10 points or "
+                 "more under m = 2 at T", own[8.0] > back[8.0]
+                 and at_T["alibi 8"] <= at_T["alibi 2"] - 0.10)
+    lesson.check("m = 2 puts the most on d = 1 and learns previous-token at T and 2T (95% "
+                 "or more)", best == 2.0 and min(at_T["alibi 2"], at_2T["alibi 2"]) >= 0.95)
     print("One fixed m serves every distance; the ALiBi paper (Press et al.,")
     print("2022) gives each head its own m, a geometric sequence.")
 
@@ -254,10 +276,12 @@ if __name__ == "__main__":
     blind = TinyModel(len(WORDS), d_model, 6, positions="none", seed=0)
     trained_blind = train(blind, "who-bites-whom", steps=30,  # 30 steps x 8 sentences
                           on_step=lesson.progress("no positions", 30)).model
+    gaps = []  # the largest difference between the two sentences' scores, per head
     for name, model in (("untrained", blind), ("trained", trained_blind)):
         first = model.logits(man_dog)[5]  # the scores at 'who?', (vocab_size,)
         second = model.logits(dog_man)[5]
         gap = max(abs(a - b) for a, b in zip(first.tolist(), second.tolist()))
+        gaps.append(gap)
         print(f"{name} head, scores at 'who?' for man/dog and dog/man:")
         print("   " + " ".join(f"{word:>6}" for word in WORDS))
         print(f"   {' '.join(f'{score:6.3f}' for score in first.tolist())}")
@@ -267,6 +291,8 @@ if __name__ == "__main__":
     print("'who?' is last, so the causal mask lets it see every token: it sees the")
     print("same bag in both sentences and scores it alike, trained or not (the")
     print("differences are rounding: the sums run in another order). Both get one")
+    lesson.check("without positions the scores at 'who?' differ only by rounding (under "
+                 "1e-12), trained or not", max(gaps) < 1e-12)
     print("answer, so at most one of them is right, whatever the head learns.")
 
 # %% Every sentence, with and without positions
@@ -278,15 +304,23 @@ if __name__ == "__main__":
                     on_step=lesson.progress("sinusoidal", 30)).model
     sentences = [(subject, verb, object_) for subject in NOUNS for object_ in NOUNS
                  for verb in VERBS if subject != object_]
+    right_on, mirrored_alike = {}, {}  # kind -> sentences right, mirrored pairs alike
     for kind, model in (("none", trained_blind), ("sinusoidal", sighted)):
         right = sum(answer(model, sentence_ids(*words)) == words[0] for words in sentences)
         alike = sum(answer(model, sentence_ids(subject, verb, object_))
                     == answer(model, sentence_ids(object_, verb, subject))  # its mirror
                     for subject, verb, object_ in sentences
                     if NOUNS.index(subject) < NOUNS.index(object_))  # each pair once
+        right_on[kind], mirrored_alike[kind] = right, alike
         print(f"   {kind:10} right on {right} of {len(sentences)} sentences; "
               f"mirrored pairs alike: {alike} of {len(sentences) // 2}")
     print("Mirror a sentence (swap its nouns) and the bag stays the same: without")
     print("positions the 36 sentences are 18 mirrored pairs, each answered alike,")
+    lesson.check("without positions each of the 18 mirrored pairs is answered alike",
+                 mirrored_alike["none"] == len(sentences) // 2)
     print("so at most 18 of 36 can be right. With sinusoids added, trained the same")
+    lesson.check("without positions at most 18 of the 36 are right", right_on["none"] <= 18)
     print("30 steps x 8 sentences, the head can tell the two nouns' places apart.")
+    lesson.check("with sinusoids the head tells the nouns' places apart: 27 of 36 (3/4) or "
+                 "more right, well past the 18 of a head without positions",
+                 right_on["sinusoidal"] >= 27)

@@ -112,12 +112,18 @@ if __name__ == "__main__":
 
     sinusoidal_cos = cosine_similarity(PE)
     show(sinusoidal_cos, 2)
+    spreads = {}
     for name, table in (("sinusoidal", sinusoidal_cos), ("learned", learned_cos)):
         spread = max(max(diagonal) - min(diagonal) for diagonal in diagonals(table))
+        spreads[name] = spread
         print(f"{name:10} rows: along each diagonal j - i = k, largest minus smallest "
               f"{spread:.1e}")
     print("The sinusoidal rows' likeness depends on the offset j - i alone (the")
+    lesson.check("the sinusoidal rows' likeness depends on j - i alone (a spread under "
+                 "1e-12 along each diagonal)", spreads["sinusoidal"] < 1e-12)
     print("shift of lesson 06); the learned rows' does not. The mean by offset:")
+    lesson.check("the learned rows' likeness does not (a spread over 0.1)",
+                 spreads["learned"] > 0.1)
     for k in (1, 2, 3):
         learned_mean = sum(learned_cos[i, i + k] for i in range(T - k)) / (T - k)
         fixed_mean = sum(sinusoidal_cos[i, i + k] for i in range(T - k)) / (T - k)
@@ -136,8 +142,12 @@ if __name__ == "__main__":
     random_scores = position_scores(before["position_embedding"], before["W_q"], before["W_k"])
     print("The causal mask lets query i see keys j <= i. Rows i = 1..7 whose")
     print("highest allowed score is one back, at j = i - 1:")
-    print(f"   trained:           {one_back_peaks(learned_scores)}")
-    print(f"   before training:   {one_back_peaks(random_scores)}")
+    trained_peaks, random_peaks = one_back_peaks(learned_scores), one_back_peaks(random_scores)
+    print(f"   trained:           {trained_peaks}")
+    print(f"   before training:   {random_peaks}")
+    lesson.check("training turns most rows (5 of 7 or more) to look one back, more than "
+                 "before training", len(trained_peaks) >= 5
+                 and len(trained_peaks) > len(random_peaks))
     lesson.save_figure("learned_scores.svg", scores_figure(learned_scores, "Learned", "P"))
 
 # %% Position-only scores: the sinusoidal head
@@ -156,6 +166,7 @@ if __name__ == "__main__":
     print(f"the same rows before training: {one_back_peaks(fresh_scores)}")
     moved = [name for name in ("W_q", "W_k") if weights[name].tolist() != fresh[name].tolist()]
     print(f"changed by training: {', '.join(moved)}")  # W_q, W_k
+    lesson.check("training changed both W_q and W_k", moved == ["W_q", "W_k"])
     print("The table is the formula's and never changes (lesson 17: no gradient")
     print("reaches it), and both score tables use the same PE: what moved the")
     print("peaks is W_q and W_k.")

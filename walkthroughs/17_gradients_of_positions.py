@@ -92,6 +92,8 @@ if __name__ == "__main__":
     slope = (losses[0] - losses[1]) / (2 * h)
     print(f"nudging P[{t}][{j}] by +-{h:g}: slope {slope:.6f}")
     print(f"the gradient's entry [{t}][{j}]:        {d_P[t, j]:.6f}")
+    lesson.check("the slope of the nudged loss is backpropagation's gradient (to 2e-6)",
+                 abs(slope - d_P[t, j]) <= 2e-6)
     print(f"the batch sum's entry [{t}][{j}]:       {summed[t, j]:.6f}")
 
 # %% Rows no sequence reaches
@@ -100,10 +102,14 @@ if __name__ == "__main__":
 
     longer = TinyModel(vocab_size, d_model, 8, positions="learned", seed=0)
     d_P8 = longer.backprop(inputs, targets).gradients["position_embedding"]  # (8, d_model)
+    reached = []  # the rows with a gradient other than 0
     for t in range(8):
         size = max(abs(value) for value in d_P8[t].tolist())
         print(f"   row {t}: largest |gradient| {size:.4f}   every entry exactly 0? {size == 0.0}")
+        if size != 0.0:
+            reached.append(t)
     print("No sequence of 4 tokens adds rows 4-7, so nothing flows back into")
+    lesson.check("rows 0-3 get a gradient and rows 4-7 exactly 0", reached == [0, 1, 2, 3])
     print("them. If training only ever shows 4 tokens, they never move from the")
     print("random numbers they were drawn with (Adam moves a number by a running")
     print("mean of its gradient, and that stays 0). Lesson 07's learned head, a")

@@ -161,6 +161,11 @@ if __name__ == "__main__":
     print("The paper's ramp differs from Hugging Face's only in pair 0 (stage 2's ratios):")
     print(f"slowing that pair too brought YaRN down to PI's level, {share:.1%} against "
           f"{wholes['previous-token', 'linear']:.1%}.")
+    lesson.check("the paper's ramp brings YaRN to PI's level (within 5 points, on all "
+                 "targets and past T), 50 points or more below Hugging Face's ramp past T",
+                 abs(share - wholes["previous-token", "linear"]) <= 0.05
+                 and abs(past - accuracies["previous-token", "linear", 4 * T]) <= 0.05
+                 and accuracies["previous-token", "yarn", 4 * T] - past >= 0.5)
 
 # %% Why: the score of each distance
 if __name__ == "__main__":
@@ -171,6 +176,7 @@ if __name__ == "__main__":
     print("over every pair of tokens (q and k are linear in the token's row).")
     distances = range(4 * T)  # r = 0 .. 31
     by_method = {}
+    leads = {}  # task -> s(back) - max s(r != back), as is
     for task in TASKS:
         model = heads[task]
         by_method[task] = {method: score_by_distance(stretched(model, method, 4 * T),
@@ -182,17 +188,29 @@ if __name__ == "__main__":
         print(f"   {task}, as is: the 5 distances r with the highest score s(r)")
         print("      " + "  ".join(f"{r} ({plain[r]:.1f})" for r in top))
         print(f"      s({back}) - max s(r != {back}) = {plain[back] - rival:.1f}")
+        lesson.check(f"{task}'s highest score, as is, is at the distance it needs, r = {back}",
+                     top[0] == back)
+        leads[task] = plain[back] - rival
+        if task == "copy-back":
+            near_repeats = set(top[1:]) & {round(2 + k * 2 * math.pi) for k in (1, 2, 3, 4)}
     print("Pair 0 turns by 1 rad a position: it comes back to the same angle every")
     print(f"2 pi = {2 * math.pi:.2f} positions. copy-back's peak at r = 2 comes back at")
     repeats = [2 + k * 2 * math.pi for k in (1, 2, 3, 4)]  # 8.28, 14.57, 20.85, 27.13
     print("   r = 2 + 2 pi k = " + ", ".join(f"{r:.2f}" for r in repeats))
+    lesson.check("copy-back's next highest scores, as is, stand where pair 0 is back at the "
+                 "angle of r = 2 (3 of its 4 or more at a rounded 2 + 2 pi k)",
+                 len(near_repeats) >= 3)
     print("All of them past 7: in training the repeats never stood next to the")
     print("right key, so nothing taught the head to score them lower. Where the")
     print("peak stands only a little above them, the tokens' own part of the score")
+    lesson.check("copy-back's peak leads its rivals by less than previous-token's does",
+                 leads["copy-back"] < leads["previous-token"])
     print("can decide which key wins.")
     pi_peak = max(distances, key=lambda r: by_method["copy-back"]["linear"][r])
     print(f"With PI (factor 4) copy-back's scores peak at r = {pi_peak} instead: the head")
     print("learned angles, and PI makes each distance turn a quarter as far.")
+    lesson.check("with PI copy-back's peak moves to about 4 x 2 = 8 (7 to 9)",
+                 abs(pi_peak - 8) <= 1)
 
 # %% Train a little at the longer length
 if __name__ == "__main__":
@@ -202,6 +220,7 @@ if __name__ == "__main__":
     print("Chen et al. fine-tuned PI models for up to 1000 steps at the new length.")
     print(f"Here: {fine_steps} more steps x 4 sequences of 32 tokens, from the copy-back head.")
     tuned_scores = {}
+    tuned_past, tuned_lead = {}, {}  # method -> share past T, s(2) - max s(r != 2), tuned
     for method in ("default", "linear"):
         start = stretched(heads["copy-back"], method, 4 * T)  # PI: theta_i / 4, kept
         tuned = train(start, "copy-back", steps=fine_steps, batch_size=4, seq_len=4 * T,
@@ -210,17 +229,25 @@ if __name__ == "__main__":
         tuned_scores[method] = scores = score_by_distance(tuned, distances)
         rival = max(scores[r] for r in distances if r != 2)
         before = accuracies["copy-back", method, 4 * T]
+        tuned_past[method], tuned_lead[method] = past, scores[2] - rival
         print(f"   {NAMES[method]:6} at positions 8..31: {before:6.1%} -> {past:6.1%};   "
               f"s(2) - max s(r != 2) = {scores[2] - rival:.1f}")
     pi_thetas = rope_frequencies(D, method="linear", factor=4.0)[0]  # theta_i / 4
     print("As is, the repeats now stood next to the right key in every batch, and")
+    lesson.check("tuned at 32 tokens, the head as is learns copy-back past T (90% or more) "
+                 "and pulls its peak further ahead than before",
+                 tuned_past["default"] >= 0.90 and tuned_lead["default"] > leads["copy-back"])
     print("training pushed their scores down. PI starts from a peak in the wrong")
     print(f"place, with pair 0 turning {pi_thetas[0]:.2f} rad a position and the others "
           f"{pi_thetas[1]:.3f}")
     print("or less: these few steps did not move it back.")
+    lesson.check("with PI these steps do not move the peak back to r = 2 (35% or less past "
+                 "T, s(2) still under another distance)",
+                 tuned_past["linear"] <= 0.35 and tuned_lead["linear"] < 0)
     copy_back = by_method["copy-back"]
     ntk_gap = max(abs(a - b) for a, b in zip(copy_back["ntk"], copy_back["default"]))
     print(f"copy-back's NTK scores differ from as is by at most {ntk_gap:.2f} (r = 0..31),")
+    lesson.check("copy-back's NTK scores differ from as is by less than 1", ntk_gap < 1.0)
     print("with pair 0 kept and only pairs 1..3 changed. In the figure (--svg) NTK is")
     print("drawn solid under the dashed 'as is', so that both can be seen.")
     order = ("ntk", "default", "linear", "yarn")  # NTK first: solid, under the dashes
@@ -243,9 +270,15 @@ if __name__ == "__main__":
     pi = max(accuracies[task, "linear", 4 * T] for task in TASKS)
     print(f"As is, RoPE's offsets carried previous-token past T ({previous:.1%} right at")
     print(f"positions 8..31) but not copy-back ({copy:.1%}): what carries over is the")
+    lesson.check("as is, previous-token carries past T (90% or more) and copy-back does not "
+                 "(80% or less)", previous >= 0.90 and copy <= 0.80)
     print("score of each offset, and offsets the head never saw can score high.")
     paper_past = accuracies["previous-token", "yarn paper", 4 * T]
     print(f"PI, with no further training, did worst of the four (at most {pi:.1%}): it")
+    lesson.check("PI, untrained, did worst of the four methods past T at 4T, for both tasks",
+                 all(accuracies[task, "linear", 4 * T]
+                     < min(accuracies[task, method, 4 * T] for method in METHODS
+                           if method != "linear") for task in TASKS))
     print("slows pair 0 too, so the offsets 1 and 2 the head learned turn pair 0 by a")
     print("quarter of the angle at 4T. NTK and YaRN with Hugging Face's ramp keep pair 0")
     print("as it was, and so its repeats; YaRN with the paper's ramp slows pair 0 almost")
