@@ -18,6 +18,11 @@ from minipe.book.runs import run_lessons
 from minipe.book.sources import lesson_paths
 
 
+NEEDS_A_CLONE = ("python -m minipe book needs a clone of the minipe repository, since it runs "
+                 "the lessons in walkthroughs/ that an installed minipe does not hold: clone "
+                 "the repository with git and run the command inside it")
+
+
 def book_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m minipe book",
@@ -47,9 +52,9 @@ def book_command(argv: list[str]) -> int:
     parser = book_parser()
     args = parser.parse_args(argv)
     paths = lesson_paths(ROOT)
-    if not paths:
-        parser.error(f"no lessons in {ROOT / 'walkthroughs'}: the book is built from a clone "
-                     "of minipe, where walkthroughs/ sits beside minipe/")
+    if not paths:  # installed from a wheel: the lessons stay in the repository
+        print(NEEDS_A_CLONE, file=sys.stderr)
+        return 2
     if args.dir.exists() and not args.dir.is_dir():
         parser.error(f"{args.dir} is a file: DIR must be a directory (made if missing)")
     try:  # before the lessons run (about 20 s): a DIR that cannot be written costs nothing

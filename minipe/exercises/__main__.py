@@ -24,6 +24,9 @@ from minipe.exercises.catalogue import EXERCISES, Exercise, exercise
 from minipe.exercises.checker import check
 
 PROG = "python -m minipe exercises"
+NEEDS_A_CLONE = (f"{PROG} needs the stubs in walkthroughs/exercises/ of a clone of the minipe "
+                 "repository, which an installed minipe does not hold: clone the repository "
+                 "with git and run the command inside it (or give --dir DIR)")
 
 
 def number(text: str) -> int:
@@ -142,6 +145,9 @@ def command(argv: list[str]) -> int:
     folder = args.dir if args.dir is not None else stubs.default_folder()
     if folder.exists() and not folder.is_dir():
         parser.error(f"{folder} is a file: --dir needs the folder that holds the stubs")
+    if not folder.is_dir() and args.dir is None:  # installed from a wheel, outside a clone
+        print(NEEDS_A_CLONE, file=sys.stderr)
+        return 2
     if not folder.is_dir():
         parser.error(f"no folder {folder}: run from the clone, or give --dir DIR")
     chosen = exercise(args.number) if getattr(args, "number", None) else None
