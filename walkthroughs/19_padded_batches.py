@@ -84,11 +84,15 @@ if __name__ == "__main__":
     print(format_matrix(weights, row_labels=labels))
     hidden = [weights[i][j] for i in range(6) for j in range(4)]
     print(f"weights on the 4 padding keys: all {max(hidden)}")  # 0.0
+    lesson.check("the padding keys get weight exactly 0", max(hidden) == 0.0)
     causal = head(x, causal=True, mask=real_keys).weights  # a padding query sees no key
     print("causal too: the padding query in column 0 may see only column 0, padding:")
     print(f"no key at all. Its weights: {causal[0].tolist()}, and its output")
     print(f"{head(x, causal=True, mask=real_keys).output[0].tolist()[:3]}... - zeros, not "
           f"0/0 = NaN.")
+    lesson.check("a query that sees no key gets all-0 weights and an all-0 output",
+                 set(causal[0].tolist()) == {0.0}
+                 and set(head(x, causal=True, mask=real_keys).output[0].tolist()) == {0.0})
 
 # %% Positions counted over the padding
 if __name__ == "__main__":
@@ -101,10 +105,14 @@ if __name__ == "__main__":
         by_column[kind] = trace.largest_difference(2, trace.by_column)
         print(f"   {kind:<10} positions 4, 5 (by column): {by_column[kind]:.3g}")
     print("learned and sinusoidal add the rows of positions 4 and 5, not 0 and 1:")
+    lesson.check("by column the learned and sinusoidal tables change the outputs (by more "
+                 "than 0.1)", min(by_column["learned"], by_column["sinusoidal"]) > 0.1)
     print("the inputs change, and so do the outputs. RoPE's score depends on the")
     print("angle between q_i and k_j, (p_i - p_j) * theta: 5 - 4 = 1 - 0, so only")
     print(f"rounding is left ({by_column['rope']:.2g}). ALiBi adds -m |p_i - p_j|: "
           f"exactly the same ({by_column['alibi']:.3g}).")
+    lesson.check("by column RoPE moves the outputs only by rounding (under 1e-14) and ALiBi "
+                 "not at all", by_column["rope"] < 1e-14 and by_column["alibi"] == 0.0)
 
 # %% position_ids from the mask: every kind, exactly
 if __name__ == "__main__":
@@ -119,6 +127,8 @@ if __name__ == "__main__":
             largest = max(largest, worst)
             print(f"   {kind:<10} padding_side={side!r:<8} {worst}")
     print(f"Every kind, both sides: {largest} - not small, zero. The padding keys")
+    lesson.check("with position_ids from the mask every kind gives each text its output "
+                 "alone, exactly", largest == 0.0)
     print("add exp(-inf) = 0 to each sum, and the real tokens stand where they would")
     print("alone. Try it:")
     print('   python -m minipe "The cat sat on the mat" "the cat" --padding-side left')
@@ -180,10 +190,16 @@ if __name__ == "__main__":
     print("Trained, the learned and sinusoidal heads' logits still move by column (up to")
     print(f"{moved['learned']:.3g} and {moved['sinusoidal']:.3g}); RoPE's only by rounding "
           f"({moved['rope']:.2g}), ALiBi's not at all ({moved['alibi']:g}).")
+    lesson.check("trained, the learned and sinusoidal logits move by column (by more than "
+                 "0.1), RoPE's only by rounding (under 1e-14), ALiBi's not at all",
+                 min(moved["learned"], moved["sinusoidal"]) > 0.1 and moved["rope"] < 1e-14
+                 and moved["alibi"] == 0.0)
     print(f"The top prediction changes on {changed['learned']} (learned) and "
           f"{changed['sinusoidal']} (sinusoidal) of {asked} targets,")
     print(f"on {changed['rope'] + changed['alibi']} for RoPE and ALiBi; the number right is "
           f"the same either way")
+    lesson.check("no prediction of RoPE's or ALiBi's changes by column",
+                 changed["rope"] == changed["alibi"] == 0)
     learned, sinusoidal = right_by["learned"], right_by["sinusoidal"]
     cancel = all(right_by[kind]["lost"] == right_by[kind]["gained"] for kind in right_by)
     print(f"for {same} of the 4 kinds, yet answers changed: by column, learned loses "
@@ -194,6 +210,11 @@ if __name__ == "__main__":
           f"real token's previous")
     print("token is still one position back, at positions the heads were trained on")
     print("(0..7), so most answers survive the shift. Counted from the mask, every kind")
+    lesson.check("by column some answers of the learned and sinusoidal heads change, but "
+                 "fewer than half", all(0 < changed[kind] < asked / 2
+                                        for kind in ("learned", "sinusoidal")))
     print(f"gives each sequence its logits alone (largest difference {unlike_alone}); by "
           f"column,")
+    lesson.check("from the mask every trained head gives each sequence its logits alone, "
+                 "exactly", unlike_alone == 0.0)
     print("only RoPE's and ALiBi's scores stay put.")

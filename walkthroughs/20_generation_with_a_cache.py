@@ -87,6 +87,8 @@ if __name__ == "__main__":
     print(f"   without       {again}")
     repeats = all(cached[t] == cached[t - 3] for t in range(len(prompt), len(cached)))
     print(f"The same tokens: {cached == again}; the last three repeat: {repeats}.")
+    lesson.check("with and without the cache greedy decoding writes the same tokens, and the "
+                 "last three repeat", cached == again and repeats)
     print("Positions 0..6 are fed in, all inside the 8 the model was trained on.")
 
 # %% One step of the cache, number for number
@@ -102,6 +104,8 @@ if __name__ == "__main__":
     print(f"   {cache!r}: keys per head of shape {cache.keys[0].shape}")
     print(f"   largest |cached - full| over the 7 steps: {worst}")
     print("Exactly equal: the new token's query meets the same keys, turned at the same")
+    lesson.check("the cached step's logits equal the full pass's last row exactly",
+                 worst == 0.0)
     print("positions; the full pass's last row meets those same t + 1 keys, and its other")
     print("rows, computed again, are not used.")
     print("Scores (q . k) one new token costs, per head, with n tokens before it:")
@@ -132,8 +136,11 @@ if __name__ == "__main__":
     m, i = 0.5, 5
     causal_row = softmax([-m * (i - j) for j in range(i + 1)])
     keys_only = softmax([m * j for j in range(i + 1)])  # the query's position is not in it
+    immune = largest_difference(list(causal_row), list(keys_only))
     print(f"   softmax(-m (5 - j)) vs softmax(m j), j = 0..5, m = 1/2: largest difference "
-          f"{largest_difference(list(causal_row), list(keys_only)):.2g}")
+          f"{immune:.2g}")
+    lesson.check("softmax ignores -m i, the same for the whole row: both rows are equal",
+                 immune == 0.0)
 
 # %% A cache that stays small
 if __name__ == "__main__":
@@ -156,6 +163,9 @@ if __name__ == "__main__":
           f"positions 0..7")
     print(f"the model was trained on; the cache is not to blame (|cached - full| "
           f"{runs['grow'][1]}).")
+    lesson.check("without eviction the cycle holds inside the trained positions 0..7 and the "
+                 "cache is exact", first_wrong is not None and first_wrong > 7
+                 and runs["grow"][1] == 0.0)
     print("The 2 sinks keep their positions, 0 and 1. Dropping the rows keeps each key of")
     print("the window turned at the position it was stored at, p, while the cache now")
     print("counts it at p - evicted: to the query those keys seem nearer than they are.")
@@ -167,7 +177,11 @@ if __name__ == "__main__":
     print(f"   rows dropped  largest |cached - full| {runs['dropped'][1]:.4g}")
     print(f"   turned again  largest |cached - full| {runs['evict'][1]:.2g}   (rounding: "
           f"two turns)")
+    lesson.check("kept as stored, the keys stand at the wrong angles (a difference over 1); "
+                 "turned again they agree to rounding (under 1e-12)",
+                 runs["dropped"][1] > 1.0 and runs["evict"][1] < 1e-12)
     repeats = all(runs["evict"][0][t] == runs["evict"][0][t - 3] for t in new_positions)
     print(f"Turned again, the cycle holds to the end: {repeats}. Learned and sinusoidal keys")
+    lesson.check("turned again, the cycle holds to the end", repeats)
     print("hold P[p] inside them for good, and nothing turns them: the StreamingLLM paper")
     print("ran RoPE and ALiBi models.")

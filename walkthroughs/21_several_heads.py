@@ -64,6 +64,9 @@ if __name__ == "__main__":
     print("Move the four tokens from positions 0..3 to 5..8; the outputs change by at most")
     print(f"   {shifts[False]:.2g} with v as it is, and {shifts[True]:.4f} with v turned too.")
     print("The weights depend on offsets only; a turned v carries each token's own")
+    lesson.check("with v as it is, moving the tokens changes the outputs only by rounding "
+                 "(under 1e-12); a turned v changes them", shifts[False] < 1e-12
+                 and shifts[True] > 1e-6)
     print("position into the output.")
 
 # %% Part of each head
@@ -75,10 +78,12 @@ if __name__ == "__main__":
     print(f"   frequencies {thetas}: theta_i = 10000^(-2i / 4), for the 4 turned dims")
     ids = [1, 6, 3, 5, 2]
     moved = partial.logits(ids, position_ids=[3, 4, 5, 6, 7])
-    print(f"   logits at positions 0..4 vs 3..7: largest difference "
-          f"{largest_difference(partial.logits(ids), moved):.2g}")
+    partial_shift = largest_difference(partial.logits(ids), moved)
+    print(f"   logits at positions 0..4 vs 3..7: largest difference {partial_shift:.2g}")
     print("Each head turns its first 4 numbers and leaves 4, whose part of a score does")
     print("not change with the offset; the scores stay relative, as with all turned.")
+    lesson.check("with partial rotary the logits stay relative (a difference under 1e-12)",
+                 partial_shift < 1e-12)
 
 # %% The half layout, cut after turning
 if __name__ == "__main__":
@@ -87,6 +92,7 @@ if __name__ == "__main__":
     print("Each head's part of q_0 . k_0 at positions (1, 3) vs (4, 6), offset 2 both:")
 
     q8, k8 = Embedding(1, 8, seed=4).weight, Embedding(1, 8, seed=5).weight
+    per_layout = {}  # layout -> each head's part at (1, 3), and at (4, 6)
     for layout in ("interleaved", "half"):
         parts = []
         for at_q, at_k in ((1, 3), (4, 6)):  # the same offset, 2
@@ -96,11 +102,19 @@ if __name__ == "__main__":
                         for h in (0, 1)]
             parts.append(per_head)
         (a0, a1), (b0, b1) = parts
+        per_layout[layout] = parts
         print(f"   {layout:11} head 0 {a0:+.5f} vs {b0:+.5f}, head 1 {a1:+.5f} vs {b1:+.5f}")
         print(f"   {'':11} the sum  {a0 + a1:+.5f} vs {b0 + b1:+.5f}")
     print("Interleaved pairs (2i, 2i + 1) stay in one head: each head's score is the")
     print("same at offset 2 wherever it stands. Half pairs (i, i + 4) straddle the cut:")
+    (a0, a1), (b0, b1) = per_layout["interleaved"]
+    lesson.check("interleaved, each head's part is the same at offset 2 wherever it stands",
+                 math.isclose(a0, b0, abs_tol=1e-12) and math.isclose(a1, b1, abs_tol=1e-12))
     print("only the sum of the heads is relative. Cut into heads first, then turn.")
+    (a0, a1), (b0, b1) = per_layout["half"]
+    lesson.check("half pairs: each head's part moves with the positions, only the sum is "
+                 "relative", not math.isclose(a0, b0, abs_tol=1e-6)
+                 and math.isclose(a0 + a1, b0 + b1, abs_tol=1e-12))
 
 # %% One slope per head
 if __name__ == "__main__":
@@ -136,6 +150,9 @@ if __name__ == "__main__":
         print(f"   {heads} head(s), m = {slope_text}")
         print(f"      seeds 0, 1, 2: {', '.join(f'{share:.1%}' for share in shares[heads])};"
               f" mean {mean:.1%}, spread {max(shares[heads]) - min(shares[heads]):.1%}")
+    lesson.check(f"every run learned something: above a guess among 8 ({1 / VOCAB:.1%}), "
+                 f"on each of the {len(seeds)} seeds", all(1 / VOCAB < share < 1
+                                                           for share in shares[1] + shares[4]))
     wins = sum(four > one for one, four in zip(shares[1], shares[4]))
     apart = min(shares[4]) > max(shares[1])  # every run of four above every run of one
     means = {heads: sum(shares[heads]) / len(seeds) for heads in (1, 4)}

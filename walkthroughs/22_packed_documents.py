@@ -94,8 +94,11 @@ if __name__ == "__main__":
     smallest = min(min(gaps[1:]) for gaps in leaks.values())
     print(f"Document 1 is untouched ({first_clean}): nothing stands before it. Documents 2 "
           f"and 3")
+    lesson.check("document 1 is untouched, exactly", first_clean)
     print(f"are off by at least {smallest:.3g}, for every kind, even without positions: "
           f"their tokens")
+    lesson.check("documents 2 and 3 leak for every kind: off by more than 0.1, not rounding",
+                 smallest > 0.1)
     print("attend the earlier documents' keys. Restarting the positions tells a token where")
     print("it stands in its document; it does not hide the other documents from it.")
 
@@ -112,10 +115,16 @@ if __name__ == "__main__":
     print("The mask hides the other documents, but learned and sinusoidal add the rows")
     print("of positions 6 .. 12 to documents 2 and 3, not those of 0 .. 4: their inputs")
     print("change.")
+    lesson.check("by the document mask alone the learned and sinusoidal documents 2 and 3 "
+                 "move (by more than 0.1)",
+                 min(by_column["learned"][1:] + by_column["sinusoidal"][1:]) > 0.1)
     print("RoPE and ALiBi read only differences of positions, the same inside a document")
     print(f"either way: RoPE is off by {max(by_column['rope']):.2g}, rounding, ALiBi by "
           f"{max(by_column['alibi']):g},")
     print("as with left padding in lesson 19.")
+    lesson.check("by the document mask alone RoPE moves only by rounding (under 1e-14), ALiBi "
+                 "and none not at all", max(by_column["rope"]) < 1e-14
+                 and max(by_column["alibi"] + by_column["none"]) == 0.0)
 
 # %% Both: each document exactly as alone
 if __name__ == "__main__":
@@ -129,6 +138,8 @@ if __name__ == "__main__":
         largest = max(largest, *gaps)
         print(f"   {kind:<11}" + "".join(f"{gap:12.4g}" for gap in gaps))
     print(f"Every kind, every document: {largest} - not small, zero. A token meets the")
+    lesson.check("restarted positions and the document mask give each document its logits "
+                 "alone, exactly", largest == 0.0)
     print("same keys at the same positions as alone; the hidden keys add exp(-inf) = 0.")
     print("Hugging Face's documentation of padding-free training passes no attention mask")
     print("at all: its attention finds the documents where position_ids restart at 0 (or")
@@ -156,6 +167,8 @@ if __name__ == "__main__":
     print(f"   largest |gradient packed - batch of three| over every table: {worst}")
     print(f"The same loss ({loss == loss_alone}) and the same gradients: both are the mean "
           f"over the same")
+    lesson.check("packed and batched give the same loss and the same gradients, exactly",
+                 loss == loss_alone and worst == 0.0)
     print(f"{sum(counts)} targets, the documents weighing {counts[0]}, {counts[1]} and "
           f"{counts[2]} (not a mean of three documents'")
     print("means). A step on the packed sequence is a step on the three documents")
