@@ -124,6 +124,50 @@ def check_table_size(numbers: int, what: str) -> None:
                          f"({MAX_NUMBERS:,} numbers)")
 
 
+def check_table(what: str, times: int = 1, **sizes: object) -> None:
+    """Each size an int >= 1, named by its keyword, and then `times` tables of their product
+    refused by check_table_size if they would not fit in memory: the one door of a table.
+
+    >>> check_table("sinusoidal_encoding(1000000, 10000)", num_positions=10**6, d_model=10**4)
+    Traceback (most recent call last):
+    ValueError: sinusoidal_encoding(1000000, 10000) would hold 10,000,000,000 numbers, about \
+320 GB at ~32 bytes per number in Python lists; minipe builds at most about 4 GB \
+(125,000,000 numbers)
+    """
+    numbers = times
+    for name, size in sizes.items():
+        numbers *= checked_size(size, name)
+    check_table_size(numbers, what)
+
+
+def check_type(value: object, kinds: type | tuple[type, ...], sentence: str,
+               hint: str = "", *, empty: str = "") -> None:
+    """Refuse `value` unless it is one of `kinds`, saying `sentence`, what it got, and `hint`;
+    with `empty`, refuse an empty one too, saying `empty`.
+
+    A str is refused even where any iterable would do: it is text, not a list of things.
+
+    >>> check_type("abc", (list, tuple), "texts must be a list of str")
+    Traceback (most recent call last):
+    TypeError: texts must be a list of str, got str
+    """
+    if not isinstance(value, kinds) or (kinds is not str and isinstance(value, (str, bytes))):
+        raise TypeError(f"{sentence}, got {type(value).__name__}{hint}")
+    if empty and not value:
+        raise ValueError(empty)
+
+
+def check_choice(value: object, choices: tuple[str, ...], sentence: str) -> None:
+    """Refuse `value` unless it is one of `choices`: `sentence` says what each one means.
+
+    >>> check_choice("top", ("right", "left"), "padding_side must be 'right' or 'left'")
+    Traceback (most recent call last):
+    ValueError: padding_side must be 'right' or 'left', got 'top'
+    """
+    if value not in choices:
+        raise ValueError(f"{sentence}, got {value!r}")
+
+
 def _count(n: int) -> str:
     """1,000,000 with commas; a number of more than 20 digits as ~10^k."""
     return f"{n:,}" if n < 10**20 else f"~10^{len(str(n)) - 1}"
@@ -150,3 +194,14 @@ def check_ids(ids: object, size: int, where: str, out_of_range: str) -> None:
             raise IndexError(f"{where}[{t}] = {token_id} {out_of_range} valid IDs are "
                              f"0..{size - 1}"
                              + (" (negative IDs do not wrap around)" if token_id < 0 else ""))
+
+
+def check_positions(positions: object, name: str, what: str, each: str = "") -> int:
+    """A non-empty list (tuple, range) of ints 0 .. 2**53, named `what` in the sentence, and
+    each one `each` (else name[t]) in its own; how many there are. Chapters 6 and 7."""
+    if isinstance(positions, (str, bytes)) or not isinstance(positions, Sequence) \
+            or not positions:
+        raise TypeError(f"{name} must be a non-empty list of {what}, got {positions!r:.60}")
+    for t, position in enumerate(positions):
+        checked_position(position, each or f"{name}[{t}]")
+    return len(positions)

@@ -53,7 +53,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from minipe.checks import check_ids
+from minipe.checks import check_choice, check_ids, check_type
 
 UNKNOWN = "<|unk|>"
 END_OF_TEXT = "<|endoftext|>"
@@ -75,8 +75,7 @@ def tokenize(text: str) -> list[str]:
     The text is put in NFC first, so an accent typed as its own character
     joins its letter (see the chapter's docstring).
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    check_type(text, str, "text must be a str")
     composed = unicodedata.normalize("NFC", text)  # e + U+0301 -> é: one spelling per word
     return TOKEN_PATTERN.findall(composed.lower())
 
@@ -108,11 +107,8 @@ class Tokenizer:
     @classmethod
     def from_corpus(cls, text: str) -> Tokenizer:
         """The vocabulary of `text`: its distinct tokens, sorted, then the two special ones."""
+        _check_corpus(text)
         words = sorted(set(tokenize(text)) - {UNKNOWN, END_OF_TEXT})
-        if not words:
-            shown = repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
-            raise ValueError(f"the text {shown} has no words to build a vocabulary from "
-                             f"(special tokens like {END_OF_TEXT} do not count)")
         return cls(words + [UNKNOWN, END_OF_TEXT])
 
     @property
@@ -144,16 +140,9 @@ class Tokenizer:
 
         padding_side="right" puts the padding after each text, "left" before it.
         """
-        _check_batch_texts(texts, padding_side)
-        pad_id = self._token_to_id.get(END_OF_TEXT)
-        if pad_id is None:
-            raise ValueError(f"this vocabulary has no {END_OF_TEXT!r} to pad with; "
-                             f"Tokenizer.from_corpus always adds one")
+        _check_batch(texts, padding_side, self.tokens)
+        pad_id = self._token_to_id[END_OF_TEXT]
         rows = [self.encode(text) for text in texts]
-        for b, row in enumerate(rows):
-            if not row:
-                raise ValueError(f"texts[{b}] = {texts[b]!r} has no tokens; every text of a "
-                                 f"batch needs at least one")
         longest = max(map(len, rows))
         ids, attention_mask = [], []
         for row in rows:
@@ -172,10 +161,7 @@ class Tokenizer:
         The words come back exactly; the spacing is a best guess, since
         tokenize() threw the spaces away ("a , b" and "a, b" encode alike).
         """
-        if isinstance(ids, (str, bytes)) or not isinstance(ids, (list, tuple)):
-            raise TypeError(f"decode needs a list of int IDs, got {type(ids).__name__}")
-        if ids:
-            check_ids(ids, self.vocab_size, "ids", "is not in the vocabulary:")
+        _check_decode(ids, self.vocab_size)
         text = " ".join([self.tokens[token_id] for token_id in ids])
         text = _NO_SPACE_BEFORE.sub(r"\1", text)
         text = _NO_SPACE_AFTER.sub(r"\1", text)
@@ -202,18 +188,40 @@ class PaddedBatch:
                 f"real={real}, padding={len(self.ids) * len(self.ids[0]) - real})")
 
 
-def _check_batch_texts(texts: object, padding_side: object) -> None:
-    if isinstance(texts, (str, bytes)) or not isinstance(texts, (list, tuple)):
-        raise TypeError(f"texts must be a list of str, one per row of the batch, got "
-                        f"{type(texts).__name__} (for one text, use encode)")
-    if not texts:
-        raise ValueError("texts is empty; a batch needs at least one text")
+# ---------------------------------------------------------------------------
+# The door: what the public functions above refuse, and the sentences they say
+# ---------------------------------------------------------------------------
+
+
+def _check_corpus(text: str) -> None:
+    """A text with at least one word besides the special tokens."""
+    if not set(tokenize(text)) - {UNKNOWN, END_OF_TEXT}:
+        raise ValueError(f"the text {text[:40]!r}{'...' * (len(text) > 40)} has no words to build "
+                         f"a vocabulary from (special tokens like {END_OF_TEXT} do not count)")
+
+
+def _check_batch(texts: object, padding_side: object, tokens: tuple[str, ...]) -> None:
+    """A list of texts with a token each, a padding side, and a vocabulary with a pad token."""
+    check_type(texts, (list, tuple), "texts must be a list of str, one per row of the batch",
+               " (for one text, use encode)",
+               empty="texts is empty; a batch needs at least one text")
     for b, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise TypeError(f"texts[{b}] must be a str, got {type(text).__name__}")
-    if padding_side not in ("right", "left"):
-        raise ValueError(f"padding_side must be 'right' (padding after each text) or 'left' "
-                         f"(before it), got {padding_side!r}")
+        check_type(text, str, f"texts[{b}] must be a str")
+        if not text.split():  # only spaces: tokenize() would find no token
+            raise ValueError(f"texts[{b}] = {text!r} has no tokens; every text of a batch "
+                             f"needs at least one")
+    check_choice(padding_side, ("right", "left"), "padding_side must be 'right' (padding after "
+                 "each text) or 'left' (before it)")
+    if END_OF_TEXT not in tokens:
+        raise ValueError(f"this vocabulary has no {END_OF_TEXT!r} to pad with; "
+                         f"Tokenizer.from_corpus always adds one")
+
+
+def _check_decode(ids: object, vocab_size: int) -> None:
+    """A list of IDs in the vocabulary; an empty one decodes to ''."""
+    check_type(ids, (list, tuple), "decode needs a list of int IDs")
+    if ids:
+        check_ids(ids, vocab_size, "ids", "is not in the vocabulary:")
 
 
 def _checked_vocabulary(tokens: object) -> tuple[str, ...]:
@@ -225,12 +233,11 @@ def _checked_vocabulary(tokens: object) -> tuple[str, ...]:
         raise ValueError("Tokenizer's tokens must be distinct: each token gets one ID")
     if UNKNOWN not in tokens:
         raise ValueError(f"Tokenizer's tokens must include {UNKNOWN!r} for unknown words")
-    if tokenize(" ".join(tokens)) != list(tokens):  # spaces split tokens, and nothing else does
-        for token in tokens:
-            if tokenize(token) != [token]:  # e.g. "Cat" (text is lower-cased) or "a b"
-                hint = ("" if unicodedata.is_normalized("NFC", token) else
-                        " (it is not in NFC: tokenize() composes letter and accent first)")
-                raise ValueError(f"Tokenizer's token {token!r} can never come out of "
-                                 f"tokenize(), which gives {tokenize(token)}{hint}; use "
-                                 f"lower-case words and single punctuation marks")
+    for token in tokens:
+        if tokenize(token) != [token]:  # e.g. "Cat" (text is lower-cased) or "a b"
+            hint = ("" if unicodedata.is_normalized("NFC", token) else
+                    " (it is not in NFC: tokenize() composes letter and accent first)")
+            raise ValueError(f"Tokenizer's token {token!r} can never come out of tokenize(), "
+                             f"which gives {tokenize(token)}{hint}; use lower-case words and "
+                             f"single punctuation marks")
     return tuple(tokens)
