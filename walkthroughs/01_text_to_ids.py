@@ -47,7 +47,10 @@ if __name__ == "__main__":
     print(f"sorted IDs, first sentence:  {sorted(first_ids)}")
     print(f"sorted IDs, second sentence: {sorted(second_ids)}")
     print(f"the same multiset of IDs? {sorted(first_ids) == sorted(second_ids)}")  # True
+    lesson.check("both sentences hold the same multiset of IDs",
+                 sorted(first_ids) == sorted(second_ids))
     print(f"the same sequence?        {first_ids == second_ids}")  # False
+    lesson.check("the two sentences are different sequences of IDs", first_ids != second_ids)
     cat_id = tokenizer.vocab["cat"]  # 0
     print(f"'cat' is ID {cat_id} in both sentences: at position {first_ids.index(cat_id)} "
           f"in the first,\n{second_ids.index(cat_id)} in the second (positions count from 0).")

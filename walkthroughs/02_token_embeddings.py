@@ -45,6 +45,8 @@ if __name__ == "__main__":
     print(format_matrix(first_embeddings, row_labels=labels))
     print("'the' at positions 0 and 4: identical rows? "
           f"{first_embeddings[0].tolist() == first_embeddings[4].tolist()}")  # True
+    lesson.check("'the' at positions 0 and 4 gets identical rows",
+                 first_embeddings[0].tolist() == first_embeddings[4].tolist())
 
 # %% A lookup is a matrix product with a one-hot vector
 if __name__ == "__main__":
@@ -57,6 +59,8 @@ if __name__ == "__main__":
     print(f"one_hot @ weight = {picked[0]!r}")  # [0.94172, -1.3966, -0.67971, 0.3705]
     print(f"weight[{cat_id}]        = {token_table.weight[cat_id]!r}")
     print(f"the same? {allclose(picked[0], token_table.weight[cat_id])}")  # True
+    lesson.check("one-hot times the table picks the token's row",
+                 allclose(picked[0], token_table.weight[cat_id]))
     print("Indexing row i is the fast way to compute the same product.")
 
 # %% The same word in another sentence
@@ -72,6 +76,8 @@ if __name__ == "__main__":
                                           "'cat', second sentence, pos 4"]))
     # both rows: [0.9417, -1.3966, -0.6797, 0.3705]
     print(f"identical? {cat_first.tolist() == cat_second.tolist()}")  # True
+    lesson.check("'cat' gets one vector in both sentences",
+                 cat_first.tolist() == cat_second.tolist())
     print("The vector says WHAT the word is and nothing about WHERE it is. Both")
     print("sentences give the same set of six rows, only stacked in another order.")
     print("Lesson 3 shows that attention cannot recover the order from these rows;")

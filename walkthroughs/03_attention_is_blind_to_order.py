@@ -56,6 +56,8 @@ if __name__ == "__main__":
     print(format_matrix(man_out, row_labels=["1st: man", "2nd: man"]))
     # both rows start [0.9651, 0.1473, -0.2512, ...]
     print(f"the same output for 'man'? {allclose(man_out[0], man_out[1])}")  # True
+    lesson.check("without positions 'man' gets the same output in both sentences",
+                 allclose(man_out[0], man_out[1]))
     lesson.save_figure("weights_without_positions.svg", Heatmap(
         head(x_first).weights, title=f"Attention weights for {first!r}, no positions",
         x_name="key: token j", y_name="query: token i",
@@ -74,10 +76,14 @@ if __name__ == "__main__":
     permuted_outputs = Matrix([out_first[j].tolist() for j in permutation])
     print(f"outputs of the second == outputs of the first, permuted? "
           f"{allclose(out_second, permuted_outputs)}")  # True
+    lesson.check("the second sentence's outputs are the first's, permuted",
+                 allclose(out_second, permuted_outputs))
     print("This is permutation equivariance: reorder the words and every output")
     print("row moves with its word, unchanged. A bag of words, not a sentence.")
     print(f"Only a pooled result is invariant: the sum of the output rows, the same? "
           f"{allclose(sum(out_second), sum(out_first))}")  # True
+    lesson.check("the sum of the output rows is the same",
+                 allclose(sum(out_second), sum(out_first)))
     print("Lecture 000 calls attention itself 'invariant' (errata E2).")
 
 # %% Add positions, and the two sentences come apart
@@ -91,8 +97,12 @@ if __name__ == "__main__":
     print(format_matrix(man_out, row_labels=["man @ 1", "man @ 4"]))
     # now [0.5869, 0.1720, ...] at position 1 and [0.5166, 0.2488, ...] at position 4
     print(f"the same output for 'man'? {allclose(man_out[0], man_out[1])}")  # False
+    lesson.check("with positions added 'man' gets different outputs",
+                 not allclose(man_out[0], man_out[1]))
     permuted_outputs = Matrix([pos_out_first[j].tolist() for j in permutation])
     print(f"still just a permutation?  {allclose(pos_out_second, permuted_outputs)}")  # False
+    lesson.check("with positions the outputs are no longer a permutation",
+                 not allclose(pos_out_second, permuted_outputs))
     lesson.save_figure("weights_with_positions.svg", Heatmap(
         head(x_first + positions).weights, title=f"Attention weights for {first!r}, X + PE",
         x_name="key: token j", y_name="query: token i",
@@ -111,8 +121,12 @@ if __name__ == "__main__":
     print(format_matrix(a_out, row_labels=["a @ 0", "a @ 3"]))
     print(f"'a' at 0 and 3: one token row, the same output? "
           f"{allclose(a_out[0], a_out[1])}")  # False
+    lesson.check("under the causal mask 'a' at 0 and 3 gets different outputs",
+                 not allclose(a_out[0], a_out[1]))
     print(f"'man' in the two sentences, the same output? "
           f"{allclose(masked_first[man_first], masked_second[man_second])}")  # False
+    lesson.check("under the causal mask 'man' gets different outputs in the two sentences",
+                 not allclose(masked_first[man_first], masked_second[man_second]))
     print("Under GPT's mask token i sees tokens 0..i only: 'a' at 0 sees itself,")
     print("'a' at 3 sees four tokens. What a token sees depends on where it stands.")
     n = len(first_tokens)

@@ -89,6 +89,8 @@ if __name__ == "__main__":
     # PE(3) = [0.1411, -0.9900, 0.2955, 0.9553, 0.0300, 0.9996, 0.0030, 1.0000]
     print(f"the table's row 3 agrees: "
           f"{allclose(sinusoidal_encoding(4, wide)[3], pe_3)}")  # True
+    lesson.check("the table's row 3 is the row worked by hand",
+                 allclose(sinusoidal_encoding(4, wide)[3], pe_3))
     print("The first pair is the same as with d_model = 4 (its denominator is 1")
     print("for every d_model); the other pairs now turn 10, 100, 1000 times slower.")
 
@@ -165,5 +167,7 @@ if __name__ == "__main__":
     print("interleaved: the paper's and minipe's layout; [sin | cos]: many libraries'")
     print(f"the same numbers? {sorted(pe_3) == sorted(halves)}; "
           f"the same order? {pe_3 == halves}")  # True; False
+    lesson.check("the two layouts hold the same numbers in another order",
+                 sorted(pe_3) == sorted(halves) and pe_3 != halves)
     print("A model trained with one layout needs that layout, but neither knows")
     print("more about positions than the other: they differ by a column order.")

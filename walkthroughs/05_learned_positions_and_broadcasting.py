@@ -89,6 +89,7 @@ if __name__ == "__main__":
         allclose(input_embeddings[b][t], token_embeddings[b][t] + position_embeddings[t])
         for b in range(batch_size) for t in range(context_length))
     print(f"input[b][t] == tokens[b][t] + positions[t] for all 8 x 4 (b, t)? {every_pair}")
+    lesson.check("input[b][t] = tokens[b][t] + positions[t] for every (b, t)", every_pair)
     b, t = 5, 2
     token_value = token_embeddings[b][t][0]
     position_value = position_embeddings[t][0]
@@ -140,6 +141,7 @@ if __name__ == "__main__":
         allclose(summed[b][t], token_embeddings[b][t] + per_sequence[b])
         for b in range(batch_size) for t in range(context_length))
     print(f"summed[b][t] == tokens[b][t] + vector[b] for all (b, t)? {every_token}")
+    lesson.check("summed[b][t] = tokens[b][t] + vector[b] for every (b, t)", every_token)
     print("NumPy writes v[:, None, :], PyTorch v.unsqueeze(1). Neither copies v to")
     print("stretch it: NumPy's documentation says broadcasting makes no needless")
     print("copies (np.broadcast_to returns a read-only view), and PyTorch's expand()")

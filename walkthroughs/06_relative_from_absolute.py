@@ -60,6 +60,7 @@ if __name__ == "__main__":
         moved = M_k @ sinusoidal_position(pos, d_model)
         same = allclose(moved, sinusoidal_position(pos + k, d_model), abs_tol=1e-9)
         print(f"   M_2 @ PE({pos}) == PE({pos + 2})? {same}")
+        lesson.check("M_2 @ PE(pos) is PE(pos + 2)", same)
     print("M_k does not depend on pos: a fixed offset is a fixed rotation, the same")
     print("matrix at every position. Stage 6 builds an attention head from it.")
 

@@ -91,6 +91,7 @@ if __name__ == "__main__":
     # row 1 is [0.4325, 0.5675, 0, 0, 0, 0]: "cat" sees "the" and itself
     row_sums = [sum(row) for row in result.weights]
     print(f"every row sums to 1: {all(math.isclose(s, 1.0) for s in row_sums)}")
+    lesson.check("every row of the weights sums to 1", all(math.isclose(s, 1.0) for s in row_sums))
     print("The mask sets score (i, j) to -inf for j > i, and exp(-inf) = 0: a")
     print("token never looks ahead. That is how GPT is trained to predict the next.")
 
@@ -102,6 +103,8 @@ if __name__ == "__main__":
     trace = run(text, d_model=d_model, seed=seed, causal=True)  # all of it in one call
     print(f"minipe.run(text, causal=True) gives the same output? "
           f"{allclose(trace.attention.output, result.output)}")  # True
+    lesson.check("minipe.run gives the output worked step by step",
+                 allclose(trace.attention.output, result.output))
     print("Shapes along the way: (6,) -> (6, 8) -> (6, 8) -> 3 x (6, 8) -> (6, 6)")
     print("-> (6, 8). The output has one row per token, as the input did.")
     lesson.save_figure("causal_weights.svg", attention_weights(trace))

@@ -41,6 +41,7 @@ if __name__ == "__main__":
     undone = Matrix([reversed_output[j].tolist() for j in range(4, -1, -1)])
     print("reverse the 5 tokens, run the head, reverse the outputs back:")
     print(f"   identical to the outputs of the original order? {allclose(undone, output)}")
+    lesson.check("undoing the reordering gives the original outputs", allclose(undone, output))
     print("Each output is a weighted mix of all tokens, and the weights depend only")
     print("on the vectors, not on where they stand. So any reordering just reorders")
     print("the outputs: strictly, attention is 'equivariant' (errata E2), and 'man")
@@ -58,7 +59,10 @@ if __name__ == "__main__":
     print(f"X {x.shape} + PE {pe.shape} -> X' {x_prime.shape}")
     first_a, second_a = x_prime[0], x_prime[3]  # 'a' at positions 0 and 3
     print(f"'a' at pos 0 and pos 3: same token row in X? {allclose(x[0], x[3])}")  # True
+    lesson.check("'a' has one token row at positions 0 and 3", allclose(x[0], x[3]))
     print(f"                        same row in X'?      {allclose(first_a, second_a)}")
+    lesson.check("'a' at positions 0 and 3 differs once positions are added",
+                 not allclose(first_a, second_a))
     print("It gives each token a mark of where it stands. It is added, not")
     print(f"concatenated: concatenating would give ({len(ids)}, {2 * d_model}) and make every")
     print("later weight matrix bigger; adding keeps d_model, and training learns")
@@ -72,14 +76,19 @@ if __name__ == "__main__":
     once = sinusoidal_encoding(4, d_model)
     again = sinusoidal_encoding(4, d_model)
     print(f"sinusoidal table, two calls: identical? {once.tolist() == again.tolist()}")
+    lesson.check("the sinusoidal table is the same on every call", once.tolist() == again.tolist())
     print("   (sinusoidal_encoding takes no seed at all: nothing random, nothing trained)")
     learned_0 = LearnedPositionalEmbedding(4, d_model, seed=0).weight
     learned_0_again = LearnedPositionalEmbedding(4, d_model, seed=0).weight
     learned_1 = LearnedPositionalEmbedding(4, d_model, seed=1).weight
     print(f"learned table, seed 0 twice: identical? "
           f"{learned_0.tolist() == learned_0_again.tolist()}")  # True
+    lesson.check("the learned table is the same for the same seed",
+                 learned_0.tolist() == learned_0_again.tolist())
     print(f"learned table, seed 0 vs 1:  identical? "
           f"{learned_0.tolist() == learned_1.tolist()}")  # False
+    lesson.check("another seed draws another learned table",
+                 learned_0.tolist() != learned_1.tolist())
     print("Fixed: a formula decides every number, the same in every model and run.")
     print("Learned: random numbers that training then moves; a new model, a new table.")
 
@@ -99,6 +108,7 @@ if __name__ == "__main__":
         agree = allclose(list(by_formula), list(from_table))
         print(f"   pos {pos:2}: sin = {by_formula[0]:7.4f}, cos = {by_formula[1]:7.4f}"
               f"   table agrees: {agree}")
+        lesson.check("PE(pos, 0) and PE(pos, 1) by the formula are the table's", agree)
     # pos 1: 0.8415, 0.5403;  pos 3: 0.1411, -0.9900;  pos 10: -0.5440, -0.8391
     print("With i = 1 the denominator is 10000^(2/d_model): for d_model = 4 that is")
     print("100, so PE(pos, 2) = sin(pos / 100) and PE(pos, 3) = cos(pos / 100).")

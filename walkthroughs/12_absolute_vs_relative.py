@@ -41,6 +41,9 @@ if __name__ == "__main__":
         untouched = trace.input_embeddings == tokens
         same_the = trace.input_embeddings[0] == trace.input_embeddings[4]
         print(f"   {kind:<11} {str(untouched):<27} {same_the}")
+        lesson.check(f"{kind} leaves the input as the token embeddings and both 'the's alike"
+                     if kind != "sinusoidal" else "sinusoids change the input and tell the "
+                     "two 'the's apart", untouched == same_the == (kind != "sinusoidal"))
     length_before = tokens[4].norm()  # |x| of 'the': 2.5538
     length_after = traces["sinusoidal"].input_embeddings[4].norm()  # |x + PE(4)|: 1.8675
     print(f"Only the sinusoids change the input: |x_the| = {length_before:.4f} becomes")
@@ -100,6 +103,10 @@ if __name__ == "__main__":
         change = max(abs(a - b) for row_a, row_b in zip(before, after)
                      for a, b in zip(row_a, row_b))
         print(f"   {kind:<11} largest change in a weight: {change:.4f}")
+        lesson.check("sliding the sentence on changes the sinusoidal pattern (by more than "
+                     "0.01)" if kind == "sinusoidal" else f"sliding the sentence on leaves "
+                     f"{kind}'s weights as they were, to rounding (under 1e-12)",
+                     change > 0.01 if kind == "sinusoidal" else change < 1e-12)
     # sinusoidal: 0.1446; rope: 0.0000 (about 1e-16: rounding); alibi: exactly 0
     print("Added sinusoids are absolute: new positions, new inputs, new pattern.")
     print("RoPE and ALiBi see only the distances i - j, which did not change.")

@@ -82,6 +82,7 @@ if __name__ == "__main__":
     q = Matrix([[math.cos(j) for j in range(d)]])  # any query will do
     same = allclose(apply_rotary(q, start=6000, frequencies=thetas), apply_rotary(q, start=1500))
     print(f"q at position 6000, stretched, equals q at position 1500, plain? {same}")
+    lesson.check("q at 6000 stretched by 4 is q at 1500", same)
     print(f"Every theta_i is divided by {factor:g}: positions 0..8191 turn each pair")
     print(f"through the angles 0..2047 did. The price: pair 0 now moves {thetas[0]:.2f} rad")
     print("per step instead of 1, so neighbours differ by a quarter of what training saw.")
@@ -137,6 +138,7 @@ if __name__ == "__main__":
                and math.isclose(a.ratio, 1 / 16) == math.isclose(b.ratio, 1 / 16)
                for a, b in zip(rounded, paper))
     print(f"The same pairs kept and divided by both? {same}. Between, the rounded ramp is")
+    lesson.check("both ramps keep and divide the same pairs", same)
     print(f"linear in the pair index i, from pair {math.floor(at_fast)} (r = 32 at i = "
           f"{at_fast:.2f}, rounded down)")
     print(f"to {math.ceil(at_slow)} (r = 1 at i = {at_slow:.2f}, rounded up); the paper's "
@@ -189,6 +191,7 @@ if __name__ == "__main__":
     # 32.5 at r = 0 for both: (64 + 1) / 2
     higher = all(b > a for a, b in zip(list(small)[1:], list(large)[1:]))
     print(f"base 500000 above base 10000 at every r > 0 shown? {higher}")
+    lesson.check("base 500000's bound is above base 10000's at every r > 0 shown", higher)
     print("The bound falls with r, not steadily (see 1000 -> 2000 at both bases),")
     print("and the larger base, whose pairs turn slower, stays above at each r > 0 shown.")
     print("It is an upper bound on |q . k|, not the score a trained model makes.")

@@ -68,8 +68,11 @@ if __name__ == "__main__":
     summed = Matrix(by_hand)
     print(f"the 8 sequences' dloss/dx, summed row by row: shape {summed.shape}")
     print(f"equal to the gradient of the table? {allclose(summed, d_P)}")
+    lesson.check("the table's gradient is the batch's dloss/dx summed", allclose(summed, d_P))
     print(f"one sequence's dloss/dx alone equal to it? "
           f"{allclose(learned_pass.d_inputs[0], d_P)}")
+    lesson.check("one sequence's dloss/dx alone is not the table's gradient",
+                 not allclose(learned_pass.d_inputs[0], d_P))
     print("Broadcasting copies the table into every sequence on the way in, so")
     print("the way back adds up what every copy received: the sum, not the mean.")
     counted = sum(target != -100 for row in targets for target in row)  # 8 x 3 = 24
