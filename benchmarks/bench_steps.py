@@ -65,7 +65,7 @@ class Landmark(NamedTuple):
 LANDMARKS = (
     Landmark("the tokenizer's regex", "tokenizer.py", r"TOKEN_PATTERN\.findall"),
     Landmark("the first math.sin", "positional.py", r"\bsin\(angle\)"),
-    Landmark("the embedding lookup", "arrays/matrix.py", r"(rows|table)\[token_id\]"),  # Matrix.take
+    Landmark("the embedding lookup", "embedding.py", r"(rows|table)\[token_id\]"),  # _lookup
     Landmark("token + position", "pipeline.py", r"token_embeddings \+ position_encodings"),
     Landmark("the score line", "attention.py",
              r"scores\w* = .*q\w* @ k\w*\.T|q_i, k_j\)\) / sqrt_d_k"),

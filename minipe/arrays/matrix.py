@@ -122,7 +122,7 @@ class Matrix:
     def __getitem__(self, index: int | tuple[int, int] | slice) -> Vector | float | Matrix:
         """m[i] is row i (a Vector); m[i, j] the number in row i, column j; m[a:b] rows a..b-1."""
         if isinstance(index, slice):  # rows a..b-1 of this Matrix, shared (see take)
-            return self._picked(non_empty_slice(self.rows[index], index, len(self), "Matrix"))
+            return self.picked(non_empty_slice(self.rows[index], index, len(self), "Matrix"))
         if isinstance(index, tuple) and len(index) == 2:
             row = self.rows[checked_index(index[0], len(self.rows), "Matrix row")]
             return row[checked_index(index[1], len(row), "Matrix column")]
@@ -143,7 +143,7 @@ class Matrix:
         check_ids(ids, len(table), name, f"is out of range: the table has {len(table)} rows{why}, "
                                          f"so")
         rows = [table[token_id] for token_id in ids]  # row ids[t] of the table, for every t
-        return self._picked(rows)  # (len(ids), cols)
+        return self.picked(rows)  # (len(ids), cols)
 
     @classmethod
     def concatenate(cls, matrices: Sequence[Matrix], *, axis: int = 0) -> Matrix:
@@ -163,19 +163,21 @@ class Matrix:
         shape = concatenated_shape([m.shape for m in matrices], axis)
         check_table_size(shape[0] * shape[1], f"the concatenation, of shape {shape},")
         if axis == 0:
-            return matrices[0]._picked([row for m in matrices for row in m.rows])
+            return matrices[0].picked([row for m in matrices for row in m.rows])
         parts = zip(*(m.rows for m in matrices))  # row i of every matrix
-        return matrices[0]._picked([sum(row_parts, ()) for row_parts in parts])
+        return matrices[0].picked([sum(row_parts, ()) for row_parts in parts])
 
-    def _picked(self, rows: Sequence[tuple[float, ...]]) -> Matrix:
-        """A Matrix of checked numbers (take, m[a:b], m.T, concatenate), not Matrix(rows): a
-        second look at them would find what the first found when they were built."""
+    def picked(self, rows: Sequence[tuple[float, ...]]) -> Matrix:
+        """A Matrix of rows picked from this one (take, m[a:b], m.T, concatenate, and chapter
+        2's lookup `[m.rows[token_id] for token_id in ids]`), not Matrix(rows): a second look
+        at their numbers would find what the first found when m was built. Only rows of m (or
+        of other Matrices, as concatenate's) belong here; any other rows go to Matrix(rows)."""
         return _holding(tuple(rows))
 
     @property
     def T(self) -> Matrix:
         """The transpose: row j of m.T is column j of m (its numbers, checked when m was built)."""
-        return self._picked(tuple(zip(*self.rows)))  # (cols, rows)
+        return self.picked(tuple(zip(*self.rows)))  # (cols, rows)
 
     @overload
     def __matmul__(self, other: Matrix) -> Matrix: ...
@@ -322,7 +324,7 @@ def computed_matrices(op: Callable[[float, float], float], a: object, b: object,
 
 def _holding(numbers: Rows) -> Matrix:
     """The Matrix that holds `numbers`, made without the constructor's look: only for
-    _picked's checked numbers and _computed's floats."""
+    picked's checked numbers and _computed's floats."""
     matrix = object.__new__(Matrix)
     object.__setattr__(matrix, "rows", numbers)
     return matrix
