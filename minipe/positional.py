@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from minipe.arrays import Matrix, Vector
 from minipe.checks import (
     EXACT_INTEGERS,
+    check_table,
     check_table_size,
     checked_base,
     checked_position,
@@ -60,26 +61,12 @@ def sinusoidal_denominators(d_model: int, *, base: float = 10000.0) -> Vector:
 
     There are ceil(d_model / 2) of them: an odd d_model ends on a lone sine column.
     """
-    checked_size(d_model, "d_model")
-    check_table_size((d_model + 1) // 2, f"sinusoidal_denominators({d_model})")
-    return Vector(_denominators(d_model, checked_base(base)))
+    base = _checked_denominators(d_model, base)
+    return Vector(_denominators(d_model, base))
 
 
 def _denominators(d_model: int, base: float) -> list[float]:
     return [base ** (2 * i / d_model) for i in range((d_model + 1) // 2)]  # base**(2i/d_model)
-
-
-def _check_angles(largest_pos: int, d_model: int, base: float) -> None:
-    """The largest angle pos / base**(2i / d_model) must be a finite float: sin(inf) is undefined.
-
-    A base below 1 makes the denominators shrink with i; a tiny one makes them so
-    small that the angle overflows to inf.
-    """
-    smallest = min(_denominators(d_model, base))  # base**(2i / d_model) at its smallest
-    if math.isinf(largest_pos / smallest):
-        raise ValueError(f"base = {base} makes pos / base**(2i / d_model) overflow to inf at "
-                         f"pos = {largest_pos} (the smallest denominator is {smallest:.3g}): "
-                         f"sin and cos of inf are undefined; the 2017 paper uses base = 10000")
 
 
 def _sinusoids(positions: range, d_model: int, base: float) -> Matrix:
@@ -113,11 +100,7 @@ def sinusoidal_position(pos: int, d_model: int, *, base: float = 10000.0) -> Vec
     >>> sinusoidal_position(1, 4)   # [sin 1, cos 1, sin 0.01, cos 0.01]
     Vector([0.84147, 0.5403, 0.0099998, 0.99995], shape=(4,))
     """
-    checked_position(pos, "pos")
-    checked_size(d_model, "d_model")
-    check_table_size(d_model, f"sinusoidal_position({pos}, {d_model})")
-    base = checked_base(base)
-    _check_angles(pos, d_model, base)
+    base = _checked_position(pos, d_model, base)
     return _sinusoids(range(pos, pos + 1), d_model, base)[0]
 
 
@@ -132,11 +115,8 @@ def sinusoidal_encoding(num_positions: int, d_model: int, *, base: float = 10000
     text in a 4096-wide model is (16, 4096)), so nothing is refused here; a
     swapped table shows when it is added, and `+` says the axes look swapped.
     """
-    checked_size(num_positions, "num_positions")
-    checked_size(d_model, "d_model")
-    check_table_size(num_positions * d_model, f"sinusoidal_encoding({num_positions}, {d_model})")
-    base = checked_base(base)
-    _check_angles(num_positions - 1, d_model, base)
+    base = _checked_sinusoids(f"sinusoidal_encoding({num_positions}, {d_model})",
+                              num_positions, d_model, base, last=num_positions - 1)
     return _sinusoids(range(num_positions), d_model, base)
 
 
@@ -170,9 +150,7 @@ class LearnedPositionalEmbedding:
     _table: Embedding = field(init=False)  # (context_length, dim)
 
     def __post_init__(self) -> None:
-        checked_size(self.context_length, "context_length")
-        checked_size(self.dim, "dim")
-        check_table_size(self.context_length * self.dim, f"{self!r}")
+        check_table(f"{self!r}", context_length=self.context_length, dim=self.dim)
         table = Embedding(self.context_length, self.dim, seed=self.seed)
         object.__setattr__(self, "_table", table)
 
@@ -183,13 +161,7 @@ class LearnedPositionalEmbedding:
 
     def __call__(self, n: int) -> Matrix:
         """Rows 0 .. n-1 of the table: the encodings of a sequence of n tokens, shape (n, dim)."""
-        checked_size(n, "n (the sequence length)")
-        if n > self.context_length:
-            raise ValueError(
-                f"a sequence of {n} tokens needs positions 0..{n - 1}, but this table has "
-                f"context_length={self.context_length} rows (positions 0.."
-                f"{self.context_length - 1}); learned positions cannot go past their table"
-            )
+        _check_length(n, self.context_length)
         positions = list(range(n))  # torch.arange(n): 0, 1, ..., n-1
         return self._table(positions)  # (n, dim): row pos of the table for each pos
 
@@ -219,14 +191,7 @@ def relative_shift_matrix(k: int, d_model: int, *, base: float = 10000.0) -> Mat
     k may be negative (a shift back). d_model must be even: with an odd
     d_model the last sine column has no cosine partner to rotate with.
     """
-    checked_position(k, "k (the shift)", minimum=-EXACT_INTEGERS)
-    checked_size(d_model, "d_model")
-    if d_model % 2:
-        raise ValueError(f"relative_shift_matrix needs an even d_model, got {d_model}: the "
-                         f"last column of an odd d_model is a sine with no cosine partner")
-    check_table_size(d_model * d_model, f"relative_shift_matrix({k}, {d_model})")
-    base = checked_base(base)
-    _check_angles(abs(k), d_model, base)
+    base = _checked_shift(k, d_model, base)
     rows = [[0.0] * d_model for _ in range(d_model)]
     for i, denominator in enumerate(_denominators(d_model, base)):
         angle = k / denominator  # k * w
@@ -251,13 +216,7 @@ def binary_encoding(num_positions: int, bits: int) -> Matrix:
     four of them at once, where a sinusoidal encoding moves the same small
     distance at every step (lecture 004).
     """
-    checked_size(num_positions, "num_positions")
-    checked_size(bits, "bits")
-    if (num_positions - 1).bit_length() > bits:  # num_positions > 2**bits, without 2**bits
-        raise ValueError(f"{bits} bits can count positions 0..{2 ** bits - 1}, but "
-                         f"num_positions={num_positions} needs up to {num_positions - 1}; "
-                         f"use bits >= {(num_positions - 1).bit_length()}")
-    check_table_size(num_positions * bits, f"binary_encoding({num_positions}, {bits})")
+    _check_bits(num_positions, bits)
     rows = []
     for pos in range(num_positions):
         row = [float((pos >> j) & 1) for j in range(bits)]  # bit j of pos
@@ -277,3 +236,64 @@ def binary_encoding(num_positions: int, bits: int) -> Matrix:
 # Row pos of the table is added to token pos of every one of the 8 sequences:
 # the table is "broadcast" over the batch. Appendix B (minipe/arrays/broadcast.py)
 # spells out the rule; tests/test_positional.py checks it number by number.
+
+
+# ---------------------------------------------------------------------------
+# The door: what the tables above refuse, and the sentences they say
+# ---------------------------------------------------------------------------
+
+
+def _checked_sinusoids(what: str, rows: int, d_model: int, base: object, last: int) -> float:
+    """A table of `rows` rows of d_model sinusoids, positions up to `last`: the base, checked.
+
+    The largest angle pos / base**(2i / d_model) must be a finite float: sin(inf) is
+    undefined. A base below 1 makes the denominators shrink with i; a tiny one makes
+    them so small that the angle overflows to inf.
+    """
+    check_table(what, num_positions=rows, d_model=d_model)
+    checked = checked_base(base)
+    smallest = min(_denominators(d_model, checked))  # base**(2i / d_model) at its smallest
+    if math.isinf(last / smallest):
+        raise ValueError(f"base = {checked} makes pos / base**(2i / d_model) overflow to inf at "
+                         f"pos = {last} (the smallest denominator is {smallest:.3g}): "
+                         f"sin and cos of inf are undefined; the 2017 paper uses base = 10000")
+    return checked
+
+
+def _checked_denominators(d_model: int, base: object) -> float:
+    checked_size(d_model, "d_model")
+    check_table_size((d_model + 1) // 2, f"sinusoidal_denominators({d_model})")
+    return checked_base(base)
+
+
+def _checked_position(pos: int, d_model: int, base: object) -> float:
+    checked_position(pos, "pos")
+    return _checked_sinusoids(f"sinusoidal_position({pos}, {d_model})", 1, d_model, base, pos)
+
+
+def _checked_shift(k: int, d_model: int, base: object) -> float:
+    """k a shift either way, d_model even: an odd one's last sine has no cosine partner."""
+    checked_position(k, "k (the shift)", minimum=-EXACT_INTEGERS)
+    if checked_size(d_model, "d_model") % 2:
+        raise ValueError(f"relative_shift_matrix needs an even d_model, got {d_model}: the "
+                         f"last column of an odd d_model is a sine with no cosine partner")
+    return _checked_sinusoids(f"relative_shift_matrix({k}, {d_model})", d_model, d_model, base,
+                              abs(k))
+
+
+def _check_length(n: int, context_length: int) -> None:
+    """A sequence of n tokens needs rows 0 .. n - 1 of a table of context_length rows."""
+    if checked_size(n, "n (the sequence length)") > context_length:
+        raise ValueError(f"a sequence of {n} tokens needs positions 0..{n - 1}, but this table "
+                         f"has context_length={context_length} rows (positions 0.."
+                         f"{context_length - 1}); learned positions cannot go past their table")
+
+
+def _check_bits(num_positions: int, bits: int) -> None:
+    """bits enough to count positions 0 .. num_positions - 1."""
+    check_table(f"binary_encoding({num_positions}, {bits})", num_positions=num_positions,
+                bits=bits)
+    if (num_positions - 1).bit_length() > bits:  # num_positions > 2**bits, without 2**bits
+        raise ValueError(f"{bits} bits can count positions 0..{2 ** bits - 1}, but "
+                         f"num_positions={num_positions} needs up to {num_positions - 1}; "
+                         f"use bits >= {(num_positions - 1).bit_length()}")

@@ -200,7 +200,7 @@ def _check_corpus(text: str) -> None:
                          f"a vocabulary from (special tokens like {END_OF_TEXT} do not count)")
 
 
-def _check_batch(texts: object, padding_side: object, tokens: tuple[str, ...]) -> None:
+def _check_batch(texts: Sequence[str], padding_side: str, tokens: tuple[str, ...]) -> None:
     """A list of texts with a token each, a padding side, and a vocabulary with a pad token."""
     check_type(texts, (list, tuple), "texts must be a list of str, one per row of the batch",
                " (for one text, use encode)",
