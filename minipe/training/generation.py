@@ -32,20 +32,15 @@ from typing import Protocol, Sequence
 from minipe.arrays import Matrix
 from minipe.attention import scaled_dot_product_attention
 from minipe.checks import checked_size
-from minipe.training.heads import (HeadSettings, alibi_at, columns, position_rows,
-                                   side_by_side, turned, turned_back)
+from minipe.training.heads import (alibi_at, columns, position_rows, side_by_side, turned,
+                                   turned_back)
+from minipe.training.passes import Model
 
 
-class CachedModel(HeadSettings, Protocol):
-    """What generation reads of a model (TinyModel has all of it; it calls this module)."""
+class CachedModel(Model, Protocol):
+    """What generation reads of a model: what the passes read, and its `logits`
+    (TinyModel has all of it; it calls this module)."""
 
-    @property
-    def positions(self) -> str: ...  # "learned", "sinusoidal", "rope", "alibi" or "none"
-    @property
-    def d_model(self) -> int: ...
-    @property
-    def base(self) -> float: ...
-    def parameters(self) -> dict[str, Matrix]: ...
     def logits(self, ids: Sequence[int]) -> Matrix: ...
 
 
@@ -118,11 +113,7 @@ def evict(model: CachedModel, cache: KVCache, *, sinks: int, window: int) -> KVC
     (its bias reads the positions in the cache), and learned or sinusoidal keys
     keep P[p] inside them for good: nothing turns those.
     """
-    if not isinstance(cache, KVCache):
-        raise TypeError(f"cache must be a KVCache (next_logits returns one), "
-                        f"got {type(cache).__name__}")
-    checked_size(sinks, "sinks", minimum=0)
-    checked_size(window, "window")
+    _check_eviction(cache, sinks, window)
     evicted = len(cache) - sinks - window
     if evicted <= 0:
         return cache  # it fits: nothing to drop
@@ -161,3 +152,15 @@ def generate_greedy(model: CachedModel, ids: list[int], max_new_tokens: int, *,
 def _top(scores: Sequence[float]) -> int:
     """The ID of the top score (the first, if two tie): greedy decoding's choice."""
     return list(scores).index(max(scores))
+
+
+# The door
+
+
+def _check_eviction(cache: object, sinks: object, window: object) -> None:
+    """A KVCache, sinks >= 0 and a window >= 1."""
+    if not isinstance(cache, KVCache):
+        raise TypeError(f"cache must be a KVCache (next_logits returns one), "
+                        f"got {type(cache).__name__}")
+    checked_size(sinks, "sinks", minimum=0)
+    checked_size(window, "window")

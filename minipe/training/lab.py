@@ -72,9 +72,7 @@ def task_batch(task: str, vocab_size: int, seq_len: int, batch_size: int, *,
     The targets are the inputs moved one place right; the first has no token
     before it, so it is -100.
     """
-    _check_task(task, vocab_size, seq_len, k)
-    checked_size(batch_size, "batch_size")
-    checked_size(seed, "seed", minimum=0)
+    _check_task(task, vocab_size, seq_len, k, batch_size=batch_size, seed=seed)
     return _make_batch(task, vocab_size, seq_len, batch_size, random.Random(seed), k)
 
 
@@ -120,22 +118,8 @@ def train(model: TinyModel, task: str, *, steps: int = 300, batch_size: int = 8,
     passes 100 ln(vocab_size) (a uniform guess scores ln(vocab_size)) has
     diverged: it stops with the step and a smaller learning rate to try.
     """
-    if not isinstance(model, TinyModel):
-        raise TypeError(f"model must be a TinyModel, got {type(model).__name__}")
-    T = _checked_seq_len(task, seq_len, model)
-    _check_task(task, model.vocab_size, T, k)
-    checked_size(steps, "steps")
-    checked_size(batch_size, "batch_size")
-    check_table_size(batch_size * step_numbers(model, T),
-                     f"a training step of batch_size={batch_size:,} sequences of T = {T} "
-                     f"tokens at d_model={model.d_model}")
-    checked_size(seed, "seed", minimum=0)
-    lr = checked_number(learning_rate, "learning_rate")
-    if not 0 < lr < math.inf:
-        raise ValueError(f"learning_rate must be a positive number such as 0.05, got {lr}")
-    if on_step is not None and not callable(on_step):
-        raise TypeError(f"on_step must be a function of (step, loss) or None, "
-                        f"got {type(on_step).__name__}")
+    T, lr = _checked_training(model, task, seq_len, k, steps, batch_size, seed, learning_rate,
+                              on_step)
     rng = random.Random(seed)  # the batches' own generator
     params = {name: W.tolist() for name, W in model.parameters().items()}
     m = {name: _zeros_like(W) for name, W in params.items()}  # Adam's running means ...
@@ -145,20 +129,14 @@ def train(model: TinyModel, task: str, *, steps: int = 300, batch_size: int = 8,
     for step in range(1, steps + 1):
         inputs, targets = _make_batch(task, model.vocab_size, T, batch_size, rng, k)
         loss, gradients = model.loss_and_gradients(inputs, targets)
-        if not loss <= limit:  # also True for NaN
-            raise _diverged(lr, step, f"the loss reached {loss:.3g}, past {limit:.4g} = "
-                                      f"{DIVERGED} ln(vocab_size), a uniform guess's loss "
-                                      f"times {DIVERGED}")
+        _stop_if_diverged(loss, limit, lr, step)  # a loss past the limit, or NaN
         losses.append(loss)
         if on_step is not None:
             on_step(step, loss)
         for name, gradient in gradients.items():
             params[name], m[name], v[name] = _adam(
                 params[name], gradient.rows, m[name], v[name], step, lr)
-        try:
-            model = model.with_parameters({name: Matrix(W) for name, W in params.items()})
-        except ValueError:  # a weight grew past what the model takes, or became NaN
-            raise _diverged(lr, step, "its weights grew without bound") from None
+        model = _with_tables(model, params, lr, step)
     return TrainingResult(model, tuple(losses), task, T)
 
 
@@ -175,9 +153,21 @@ class TrainingDiverged(ValueError):
                          f"you passed in is unchanged.")
 
 
-def _diverged(lr: float, step: int, what: str) -> TrainingDiverged:
-    """The error for a run whose loss blew up: where, why, and what to try."""
-    return TrainingDiverged(lr, step, what)
+def _stop_if_diverged(loss: float, limit: float, lr: float, step: int) -> None:
+    """A run whose loss passed `limit` (or is NaN) stops: where, why, and what to try."""
+    if not loss <= limit:  # also True for NaN
+        raise TrainingDiverged(lr, step, f"the loss reached {loss:.3g}, past {limit:.4g} = "
+                                         f"{DIVERGED} ln(vocab_size), a uniform guess's loss "
+                                         f"times {DIVERGED}")
+
+
+def _with_tables(model: TinyModel, params: dict[str, list[list[float]]], lr: float,
+                 step: int) -> TinyModel:
+    """The model with the tables Adam moved; one whose weights blew up stops the run."""
+    try:
+        return model.with_parameters({name: Matrix(W) for name, W in params.items()})
+    except ValueError:  # a weight grew past what the model takes, or became NaN
+        raise TrainingDiverged(lr, step, "its weights grew without bound") from None
 
 
 def _adam(W: list[list[float]], g: tuple[tuple[float, ...], ...], m: list[list[float]],
@@ -205,11 +195,8 @@ def accuracy(model: TinyModel, task: str, *, seq_len: int | None = None,
     seq_len defaults to the model's context_length; a learned table given a
     longer one refuses with a sentence, as its `logits` do.
     """
-    if not isinstance(model, TinyModel):
-        raise TypeError(f"model must be a TinyModel, got {type(model).__name__}")
-    T = _checked_seq_len(task, seq_len, model)
-    checked_size(samples, "samples")
-    inputs, targets = task_batch(task, model.vocab_size, T, samples, seed=seed, k=k)
+    T = _checked_run(model, task, seq_len, k, samples=samples, seed=seed)
+    inputs, targets = _make_batch(task, model.vocab_size, T, samples, random.Random(seed), k)
     right = total = 0
     for ids, wanted in zip(inputs, targets):
         for scores, target in zip(model.logits(ids).rows, wanted):
@@ -219,18 +206,47 @@ def accuracy(model: TinyModel, task: str, *, seq_len: int | None = None,
     return right / total
 
 
-def _checked_seq_len(task: str, seq_len: int | None, model: TinyModel) -> int:
-    if seq_len is None:
-        return SENTENCE_LENGTH if task == "who-bites-whom" else model.context_length
-    return checked_size(seq_len, "seq_len")
+# The door: what the lab's functions refuse, each with its sentence
 
 
-def _check_task(task: str, vocab_size: int, seq_len: int, k: int) -> None:
+def _checked_training(model: TinyModel, task: str, seq_len: int | None, k: int, steps: int,
+                      batch_size: int, seed: int, learning_rate: float,
+                      on_step: object) -> tuple[int, float]:
+    """_checked_run's, then a step that fits in memory, a learning rate > 0 and an on_step
+    that can be called; T and the learning rate come back."""
+    T = _checked_run(model, task, seq_len, k, steps=steps, batch_size=batch_size, seed=seed)
+    check_table_size(batch_size * step_numbers(model, T),
+                     f"a training step of batch_size={batch_size:,} sequences of T = {T} "
+                     f"tokens at d_model={model.d_model}")
+    lr = checked_number(learning_rate, "learning_rate")
+    if not 0 < lr < math.inf:
+        raise ValueError(f"learning_rate must be a positive number such as 0.05, got {lr}")
+    if on_step is not None and not callable(on_step):
+        raise TypeError(f"on_step must be a function of (step, loss) or None, "
+                        f"got {type(on_step).__name__}")
+    return T, lr
+
+
+def _checked_run(model: TinyModel, task: str, seq_len: int | None, k: int,
+                 **sizes: int) -> int:
+    """A TinyModel, and a task it can be asked at T tokens (returned): seq_len, or unless
+    given the model's context_length (who-bites-whom's sentences: 6)."""
+    if not isinstance(model, TinyModel):
+        raise TypeError(f"model must be a TinyModel, got {type(model).__name__}")
+    T = seq_len
+    if T is None:
+        T = SENTENCE_LENGTH if task == "who-bites-whom" else model.context_length
+    _check_task(task, model.vocab_size, T, k, **sizes)
+    return T
+
+
+def _check_task(task: str, vocab_size: int, seq_len: int, k: int, **sizes: int) -> None:
+    """A task of TASKS that vocab_size token kinds and seq_len tokens can hold; every size
+    an int >= 1 (a seed >= 0)."""
     if task not in TASKS:
         raise ValueError(f"task must be one of {', '.join(TASKS)}; got {task!r}")
-    checked_size(vocab_size, "vocab_size")
-    checked_size(seq_len, "seq_len")
-    checked_size(k, "k")
+    for name, size in dict(vocab_size=vocab_size, seq_len=seq_len, k=k, **sizes).items():
+        checked_size(size, name, minimum=0 if name == "seed" else 1)
     if task == "who-bites-whom" and seq_len != SENTENCE_LENGTH:
         raise ValueError(f"who-bites-whom's sentences have {SENTENCE_LENGTH} tokens "
                          f"(a man bites a dog who?); seq_len must be {SENTENCE_LENGTH} "

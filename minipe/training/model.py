@@ -36,9 +36,8 @@ from minipe.pipeline import ALIBI_SLOPE
 from minipe.positional import LearnedPositionalEmbedding
 from minipe.relative import alibi_slopes
 from minipe.rotary import rotary_thetas
-from minipe.training.checks import (check_parameters, checked_generation,
-                                    checked_heads, checked_inputs, checked_rope,
-                                    checked_settings, checked_slopes, checked_targets)
+from minipe.training.checks import (checked_examples, checked_generation, checked_inputs,
+                                    checked_model)
 
 
 @dataclass(frozen=True, repr=False)
@@ -81,22 +80,16 @@ class TinyModel:
     alibi_slopes: tuple[float, ...] | None = field(default=None, kw_only=True)  # m per head
 
     def __post_init__(self) -> None:
-        base = checked_settings(self.vocab_size, self.d_model, self.context_length,
-                                self.positions, seed=self.seed, causal=self.causal,
-                                base=self.base)
-        object.__setattr__(self, "base", base)
-        rotary_dims = checked_heads(self.d_model, self.num_heads, self.rotary_fraction,
-                                    self.positions)
-        shapes = self._shapes()
+        base, scale, slopes = checked_model(self, self._shapes)  # minipe/training/checks.py
         tables = self._drawn_tables() if self.weights is None else self.weights
-        check_parameters(tables, shapes)
-        own = MappingProxyType({name: tables[name] for name in shapes})  # read-only view
+        own = MappingProxyType({name: tables[name] for name in self._shapes()})  # read-only
+        if self.positions == "rope" and self.frequencies is None:
+            object.__setattr__(self, "frequencies", rotary_thetas(self._rotary_dims(), base))
+        if self.positions == "alibi" and slopes is None:
+            slopes = self._papers_slopes()
+        object.__setattr__(self, "base", base)
         object.__setattr__(self, "weights", own)
-        frequencies, scale = checked_rope(self.positions, rotary_dims, self.d_model, base,
-                                          self.frequencies, self.attention_scale)
-        object.__setattr__(self, "frequencies", frequencies)
         object.__setattr__(self, "attention_scale", scale)
-        slopes = checked_slopes(self.alibi_slopes, self.positions, self.num_heads)
         object.__setattr__(self, "alibi_slopes", slopes)
 
     @property
@@ -104,9 +97,16 @@ class TinyModel:
         """The columns of q, k and v each head takes: d_model / num_heads."""
         return self.d_model // self.num_heads
 
-    def _learned_rows(self) -> int | None:
-        """The rows of a learned position table; None: the model reads any length."""
-        return self.context_length if self.positions == "learned" else None
+    def _rotary_dims(self) -> int:
+        """The columns of each head RoPE turns, theta_i = base**(-2i/rotary_dims)."""
+        return int(self.rotary_fraction * self.head_dim)
+
+    def _papers_slopes(self) -> tuple[float, ...]:
+        """ALiBi's m per head unless given: the pipeline's 1/2 for one head (chapter 9),
+        alibi_slopes(h) for h (the paper's)."""
+        if self.num_heads == 1:
+            return (ALIBI_SLOPE,)
+        return tuple(alibi_slopes(self.num_heads))
 
     def _shapes(self) -> dict[str, tuple[int, int]]:
         """The shape of every table, by name: what `parameters()` holds."""
@@ -180,8 +180,7 @@ class TinyModel:
         or for one sequence an (n, n) table of booleans, True where query i may attend
         key j; position_ids: the position of each token (0 .. n-1 unless given).
         """
-        given = checked_inputs(ids, "ids", attention_mask, position_ids, self.vocab_size,
-                               self._learned_rows(), self.frequencies, same_length=True)
+        given = checked_inputs(self, ids, "ids", attention_mask, position_ids, same_length=True)
         logits = forward(self, given).logits
         if given.one:
             return logits
@@ -207,9 +206,7 @@ class TinyModel:
         inputs[b] is a sequence of IDs; targets[b][t] is the ID to predict at
         position t of it, or -100 to skip that position.
         """
-        given = checked_inputs(inputs, "inputs", attention_mask, position_ids, self.vocab_size,
-                               self._learned_rows(), self.frequencies)
-        wanted = checked_targets(given, targets, self.vocab_size)
+        given, wanted = checked_examples(self, inputs, targets, attention_mask, position_ids)
         passed = forward(self, given)
         return backward(self, passed, wanted)
 
@@ -221,8 +218,7 @@ class TinyModel:
         values are computed once, at position n = the cache's length, RoPE's keys stored
         already turned. use_cache=False runs the whole sequence again for every token.
         """
-        count = checked_generation(ids, max_new_tokens, use_cache, self.causal,
-                                   self.vocab_size, self._learned_rows(), self.frequencies)
+        count = checked_generation(self, ids, max_new_tokens, use_cache)
         return generate_greedy(self, list(ids), count, use_cache=use_cache)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -246,13 +242,12 @@ class TinyModel:
             text += f", num_heads={self.num_heads}"
         if self.rotary_fraction != 1.0:
             text += f", rotary_fraction={self.rotary_fraction:g}"
-        rotary_dims = int(self.rotary_fraction * self.head_dim)
-        plain_rope = (rotary_thetas(rotary_dims, self.base) if self.frequencies else None, 1.0)
+        plain_rope = (rotary_thetas(self._rotary_dims(), self.base) if self.frequencies else None,
+                      1.0)
         stretched = (self.frequencies, self.attention_scale) != plain_rope  # with_frequencies
         if self.frequencies is not None and stretched:
             text += (f", frequencies={self.frequencies!r}, "
                      f"attention_scale={self.attention_scale:.5g}")
-        papers = (ALIBI_SLOPE,) if self.num_heads == 1 else tuple(alibi_slopes(self.num_heads))
-        if self.alibi_slopes is not None and self.alibi_slopes != papers:
+        if self.alibi_slopes is not None and self.alibi_slopes != self._papers_slopes():
             text += f", alibi_slopes={self.alibi_slopes!r}"
         return text + ")"
