@@ -3,7 +3,8 @@
 The pdb recipe runs literally, fed to pdb on stdin; `python -m minipe | head`
 ends quietly; both READMEs name the lessons that draw, read from the lessons
 themselves; and figures land where git ignores them unless the learner says
-where.
+where. The README's chapter map is the package face's (minipe/__init__.py), row
+for row, and what the Quick start shows is what the command prints.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from commands import minipe
+
+import minipe as package
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
@@ -170,3 +174,86 @@ def test_each_lesson_says_which_claim_it_checks(path: Path) -> None:
     claim = re.search(r"Claim checked \(lectures? [^)]+\): (.+?)\n\n", docstring, re.DOTALL)
     assert claim, f"{path.name}: say in the docstring which claim the lesson checks"
     assert len(claim.group(1).split()) >= 8  # a sentence, not a label
+
+
+def _face_map() -> list[tuple[str, list[str]]]:
+    """The chapter map of minipe/__init__.py's docstring: (number, files) per chapter.
+
+    A line `    7  context.py    ...` opens chapter 7; `       wavelengths.py  ...` under it
+    adds a file to it; `    A, B arrays/  ...` is the appendices'."""
+    docstring = package.__doc__ or ""
+    chapters: list[tuple[str, list[str]]] = []
+    for number, name in re.findall(r"^ {4}(\d+|[A-Z](?:, [A-Z])*)?\s+([a-z_]+(?:\.py|/))\s{2,}",
+                                   docstring, flags=re.MULTILINE):
+        if number:
+            chapters.append((number, [name]))
+        else:
+            chapters[-1][1].append(name)
+    return chapters
+
+
+def _readme_map() -> list[tuple[str, list[str]]]:
+    """The README's chapter table: (number, the files its module cell links) per row."""
+    section = README.split("\n## The chapters\n", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        if line.startswith("| ") and not line.startswith(("| #", "| ---")):
+            cells = line.strip("|").split(" | ")
+            links = re.findall(r"\[`minipe/([^`]+)`\]\((minipe/[^)]+)\)", cells[1])
+            for name, target in links:  # a folder's link opens its face, which maps it
+                assert target == "minipe/" + (name + "__init__.py" if name.endswith("/")
+                                              else name), (name, target)
+                assert (ROOT / target).exists(), target
+            rows.append((cells[0].strip(), [name for name, _ in links]))
+    return rows
+
+
+def test_the_readmes_chapter_map_is_the_package_faces() -> None:
+    face = _face_map()
+    # read by hand off minipe/__init__.py: chapters 1-11 and the appendices, in this order
+    assert [number for number, _ in face] == [str(n) for n in range(1, 12)] + ["A, B"]
+    assert face[6] == ("7", ["context.py", "wavelengths.py"])
+    assert face[9] == ("10", ["training/"])
+    assert _readme_map() == face
+
+
+def test_the_readme_stays_short() -> None:
+    # issue 29: a README a newcomer reads to the end, about 150 lines, one short line a chapter
+    assert len(README.splitlines()) <= 160
+    for number, _ in _readme_map():
+        row = next(line for line in README.splitlines() if line.startswith(f"| {number} | "))
+        teaches = row.strip("|").split(" | ")[2]
+        assert len(teaches) <= 100, (number, teaches)
+
+
+def test_the_quick_start_shows_what_the_first_command_prints() -> None:
+    section = README.split("\n## Quick start\n", 1)[1].split("\n## ", 1)[0]
+    assert section.startswith("\n    python -m minipe\n")
+    shown = section.split(":\n\n", 1)[1].split("\n\n", 2)
+    excerpt = [line[4:] for line in "\n".join(shown[:2]).splitlines() if line.strip()]
+    done = minipe()
+    assert done.returncode == 0, done.stderr
+    printed = done.stdout.splitlines()
+    at = 0
+    for line in excerpt:  # each shown line, in order; "..." stands for lines left out
+        if line.strip() == "...":
+            continue
+        assert line in printed[at:], line
+        at = printed.index(line, at) + 1
+    assert len(excerpt) >= 8 and excerpt[-1].strip() == "..."
+
+
+def test_the_book_reads_each_wing_in_the_order_its_face_names_it() -> None:
+    # read by hand off the docstrings of minipe/arrays/__init__.py and training/__init__.py
+    from minipe.book.sources import chapter_order
+
+    order = chapter_order(ROOT)
+    arrays = [name for name in order if name.startswith("arrays.")]
+    assert arrays == ["arrays.matrix", "arrays.vector", "arrays.batch", "arrays.checks",
+                      "arrays.broadcast"]
+    training = [name for name in order if name.startswith("training.")]
+    assert training == ["training.gradients", "training.checks", "training.heads",
+                        "training.passes", "training.generation", "training.model",
+                        "training.lab"]
+    assert order.index("pipeline_batch") < order.index("training") < order.index("plot") < (
+        order.index("arrays"))  # the README's rows 9, 10, 11, then A, B

@@ -2,8 +2,9 @@
 
 The reading order has one home, the README's chapter map: the modules it links
 under "## The chapters", in the order it links them. A link to a package's
-`__init__.py` stands for the whole package (its `__init__` first, then its
-modules, each after those it imports). A module the map does not link comes
+`__init__.py` stands for the whole package: its `__init__` first, then its
+modules in the order that face's docstring names them (`matrix.py  A ...`),
+and any it does not name each after those it imports. A module the map does not link comes
 just before the first module that imports it (the reading order is the
 import order), or at the end if none does; a package always opens with its
 `__init__`. Only the imports a reader meets first count: those at the top of
@@ -123,7 +124,7 @@ def chapter_order(root: Path) -> list[str]:
         name = module_name(root, root / link)
         inside = [other for other in every if other.startswith(name + ".")]
         if (root / link).name == "__init__.py" and inside:
-            mapped += [name] + _dependency_order(root, inside)
+            mapped += [name] + _face_order(root, root / link, inside)
         else:
             mapped.append(name)
     mapped = [name for name in dict.fromkeys(mapped) if name in every]
@@ -191,6 +192,16 @@ def _top_imports(text: str) -> tuple[tuple[str, str], ...]:
                 found += [(alias.asname or alias.name, module.removeprefix("minipe").strip("."))
                           for alias in node.names]
     return tuple(found)
+
+
+def _face_order(root: Path, face: Path, members: list[str]) -> list[str]:
+    """A package's `members` in the order its face (`__init__.py`) names them in its
+    docstring, then the others each after those it imports."""
+    docstring = ast.get_docstring(ast.parse(face.read_text(encoding="utf-8"))) or ""
+    package = module_name(root, face)
+    named = [f"{package}.{stem}" for stem in re.findall(r"\b([a-z_]+)\.py\b", docstring)]
+    first = [name for name in dict.fromkeys(named) if name in members]
+    return first + _dependency_order(root, [name for name in members if name not in first])
 
 
 def _dependency_order(root: Path, names: list[str]) -> list[str]:
