@@ -44,7 +44,7 @@ from typing import Sequence
 
 from minipe.arrays import Matrix, Vector
 from minipe.arrays import ShapeError
-from minipe.checks import check_table_size, checked_flag, checked_size
+from minipe.checks import check_table, check_type, checked_flag, checked_size
 
 BooleanTable = Sequence[Sequence[int]]  # rows of True/False, or of 1/0 (a bool is an int)
 
@@ -83,12 +83,8 @@ def softmax(values: Iterable[float]) -> Vector:
     nothing but -inf (everything masked), or one holding +inf, has no
     weights: both would be NaN, and softmax says so instead.
     """
-    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise TypeError(f"softmax needs a list of numbers or a Vector, got {type(values).__name__}")
-    x = values if isinstance(values, Vector) else list(values)
-    if not x:
-        raise ValueError("softmax needs at least one value, got none")
-    return Vector(_softmax(Vector(x)))
+    x = _checked_scores(values)  # a Vector: numbers, at least one, no NaN
+    return Vector(_softmax(x))
 
 
 def _softmax(x: Iterable[float], row: int | None = None) -> list[float]:
@@ -138,8 +134,7 @@ def causal_mask(n: int) -> Matrix:
 
     Added to the scores, it makes the weights of later tokens exactly 0.
     """
-    checked_size(n, "n")
-    check_table_size(n * n, f"causal_mask({n})")
+    check_table(f"causal_mask({n})", n=n, times=n)  # n tables of n: (n, n)
     return _causal_mask(n)
 
 
@@ -187,83 +182,6 @@ def scaled_dot_product_attention(
     return AttentionResult(output=output, weights=weights, scores=scores)
 
 
-def _check_attention(
-    q: Matrix, k: Matrix, v: Matrix, causal: bool, bias: object, mask: object = None
-) -> None:
-    checked_flag(causal, "causal")
-    for name, value in (("q", q), ("k", k), ("v", v)):
-        if not isinstance(value, Matrix):
-            raise TypeError(f"{name} must be a Matrix (one row per token), "
-                            f"got {type(value).__name__}")
-    if bias is not None and not isinstance(bias, Matrix):
-        raise TypeError(f"bias must be a Matrix of shape ({len(q)}, {len(k)}) - one number per "
-                        f"query and key - or None, got {type(bias).__name__}")
-    q_shape, k_shape, v_shape = q.shape, k.shape, v.shape
-    if q_shape[1] != k_shape[1]:
-        raise ShapeError(f"q has shape {q_shape} and k has shape {k_shape}: axis -1 (d_k) has "
-                         f"{q_shape[1]} vs {k_shape[1]}; each score is a dot product q_i . k_j, "
-                         f"so queries and keys need the same width")
-    if k_shape[0] != v_shape[0]:
-        raise ShapeError(f"k has shape {k_shape} and v has shape {v_shape}: axis 0 has "
-                         f"{k_shape[0]} vs {v_shape[0]}; every key needs its value")
-    if causal and q_shape[0] != k_shape[0]:
-        raise ShapeError(f"a causal mask needs as many queries as keys, got q {q_shape} and "
-                         f"k {k_shape}")
-    if isinstance(bias, Matrix) and bias.shape != (q_shape[0], k_shape[0]):
-        raise ShapeError(f"bias has shape {bias.shape} but the scores have shape ({q_shape[0]}, "
-                         f"{k_shape[0]}) (queries, keys): B[i, j] is added to score(i, j), so "
-                         f"the two shapes must be equal")
-    if mask is not None:
-        check_attention_mask(mask, q_shape[0], k_shape[0])
-    _check_magnitudes(q, k, v)
-
-
-def check_attention_mask(mask: object, n_q: int, n_k: int) -> None:
-    """mask must be n_q rows of n_k booleans (or 0/1): mask[i][j] True where query i sees key j.
-
-    The one check of a boolean (query, key) table; chapter 8's document_mask
-    builds such tables, and TinyModel takes them.
-    """
-    if isinstance(mask, Matrix):
-        raise TypeError("mask holds True/False per (query, key) - a list of lists of bools - "
-                        "not a Matrix; an additive table of 0.0 and -inf goes in bias=")
-    if isinstance(mask, (str, bytes)) or not isinstance(mask, (list, tuple)):
-        raise TypeError(f"mask must be a list of {n_q} rows (one per query), each a list of "
-                        f"{n_k} booleans (one per key), got {type(mask).__name__}")
-    if len(mask) != n_q:
-        raise ShapeError(f"mask has {len(mask)} rows but there are {n_q} queries: mask[i][j] "
-                         f"says whether query i may attend key j, so it needs shape "
-                         f"({n_q}, {n_k})")
-    for i, row in enumerate(mask):
-        if isinstance(row, (str, bytes)) or not isinstance(row, (list, tuple)):
-            raise TypeError(f"mask[{i}] must be a list of {n_k} booleans (one per key), "
-                            f"got {type(row).__name__}")
-        if len(row) != n_k:
-            raise ShapeError(f"mask[{i}] has {len(row)} entries but there are {n_k} keys: "
-                             f"mask needs shape ({n_q}, {n_k}), one boolean per (query, key)")
-        if set(map(type, row)) <= {bool, int} and set(row) <= {0, 1}:  # the usual row, whole
-            continue
-        for j, may in enumerate(row):  # only a row that fails: find its first bad entry
-            if type(may) not in (bool, int) or may not in (0, 1):
-                raise ValueError(f"mask[{i}][{j}] = {may!r}: a mask holds True (may attend) "
-                                 f"or False (may not), or 1 and 0; a number to add to the "
-                                 f"score goes in bias=")
-
-
-def _check_magnitudes(q: Matrix, k: Matrix, v: Matrix) -> None:
-    """|q_i . k_j| <= d_k * max|q| * max|k| must fit in a float, and v hold no inf."""
-    largest_q = max(max(map(max, q.rows)), -min(map(min, q.rows)))  # max |x|, row by row
-    largest_k = max(max(map(max, k.rows)), -min(map(min, k.rows)))
-    d_k = len(q.rows[0])
-    if not largest_q * largest_k * d_k <= sys.float_info.max:  # inf, or inf * 0 = NaN
-        raise ValueError(f"q and k hold numbers as large as {largest_q:.3g} and {largest_k:.3g}: "
-                         f"a score q_i . k_j, a sum of d_k = {d_k} products, could reach "
-                         f"{largest_q * largest_k * d_k:.3g}, past the largest float "
-                         f"(about 1.8e308), or be inf - inf; scale q and k down")
-    if math.inf in map(max, v.rows) or -math.inf in map(min, v.rows):
-        raise ValueError("v holds inf: a weight of 0 times inf is NaN, so no output is defined")
-
-
 # ---------------------------------------------------------------------------
 # One head: its own W_q, W_k, W_v
 # ---------------------------------------------------------------------------
@@ -293,11 +211,7 @@ class SingleHeadAttention:
     W_v: Matrix = field(init=False)
 
     def __post_init__(self) -> None:
-        checked_size(self.d_in, "d_in")
-        checked_size(self.d_out, "d_out")
-        checked_size(self.seed, "seed", minimum=0)
-        check_table_size(3 * self.d_in * self.d_out, f"{type(self).__name__}({self.d_in}, "
-                         f"{self.d_out})'s W_q, W_k and W_v")
+        _check_head(self)
         rng = random.Random(self.seed)  # this head's own generator: no global state
         limit = 1.0 / math.sqrt(self.d_in)
         low, high = [-limit] * self.d_out, [limit] * self.d_out
@@ -308,12 +222,7 @@ class SingleHeadAttention:
 
     def qkv(self, x: Matrix) -> tuple[Matrix, Matrix, Matrix]:
         """The queries, keys and values of x (n, d_in): each (n, d_out)."""
-        if not isinstance(x, Matrix):
-            raise TypeError(f"x must be a Matrix of shape (n, d_in) - one sequence; got "
-                            f"{type(x).__name__} (for a Batch, call the head on each batch[b])")
-        if x.shape[1] != self.d_in:
-            raise ShapeError(f"x has shape {x.shape} but W_q has shape {self.W_q.shape}: "
-                             f"x needs d_in={self.d_in} columns, one per row of W_q")
+        _check_input(x, self.W_q)
         return x @ self.W_q, x @ self.W_k, x @ self.W_v
 
     def __call__(
@@ -332,3 +241,104 @@ class SingleHeadAttention:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(d_in={self.d_in}, d_out={self.d_out})"
+
+
+# ---------------------------------------------------------------------------
+# The door: what softmax, attention and the head refuse, and the sentences they say
+# ---------------------------------------------------------------------------
+
+
+def _checked_scores(values: Iterable[float]) -> Vector:
+    """softmax's values as a Vector: numbers (no NaN), at least one."""
+    check_type(values, Iterable, "softmax needs a list of numbers or a Vector")
+    x = values if isinstance(values, Vector) else list(values)
+    if not x:
+        raise ValueError("softmax needs at least one value, got none")
+    return Vector(x)
+
+
+def _check_attention(
+    q: Matrix, k: Matrix, v: Matrix, causal: bool, bias: object, mask: BooleanTable | None
+) -> None:
+    checked_flag(causal, "causal")
+    for name, value in (("q", q), ("k", k), ("v", v)):
+        check_type(value, Matrix, f"{name} must be a Matrix (one row per token)")
+    if bias is not None:
+        check_type(bias, Matrix, f"bias must be a Matrix of shape ({len(q)}, {len(k)}) - one "
+                                 f"number per query and key - or None")
+    q_shape, k_shape, v_shape = q.shape, k.shape, v.shape
+    if q_shape[1] != k_shape[1]:
+        raise ShapeError(f"q has shape {q_shape} and k has shape {k_shape}: axis -1 (d_k) has "
+                         f"{q_shape[1]} vs {k_shape[1]}; each score is a dot product q_i . k_j, "
+                         f"so queries and keys need the same width")
+    if k_shape[0] != v_shape[0]:
+        raise ShapeError(f"k has shape {k_shape} and v has shape {v_shape}: axis 0 has "
+                         f"{k_shape[0]} vs {v_shape[0]}; every key needs its value")
+    if causal and q_shape[0] != k_shape[0]:
+        raise ShapeError(f"a causal mask needs as many queries as keys, got q {q_shape} and "
+                         f"k {k_shape}")
+    if isinstance(bias, Matrix) and bias.shape != (q_shape[0], k_shape[0]):
+        raise ShapeError(f"bias has shape {bias.shape} but the scores have shape ({q_shape[0]}, "
+                         f"{k_shape[0]}) (queries, keys): B[i, j] is added to score(i, j), so "
+                         f"the two shapes must be equal")
+    if mask is not None:
+        check_attention_mask(mask, q_shape[0], k_shape[0])
+    _check_magnitudes(q, k, v)
+
+
+def check_attention_mask(mask: BooleanTable, n_q: int, n_k: int) -> None:
+    """mask must be n_q rows of n_k booleans (or 0/1): mask[i][j] True where query i sees key j.
+
+    The one check of a boolean (query, key) table; chapter 8's document_mask
+    builds such tables, and TinyModel takes them.
+    """
+    if isinstance(mask, Matrix):
+        raise TypeError("mask holds True/False per (query, key) - a list of lists of bools - "
+                        "not a Matrix; an additive table of 0.0 and -inf goes in bias=")
+    check_type(mask, (list, tuple), f"mask must be a list of {n_q} rows (one per query), each "
+                                    f"a list of {n_k} booleans (one per key)")
+    if len(mask) != n_q:
+        raise ShapeError(f"mask has {len(mask)} rows but there are {n_q} queries: "
+                         f"mask[i][j] says whether query i may attend key j, so it needs shape "
+                         f"({n_q}, {n_k})")
+    for i, row in enumerate(mask):
+        check_type(row, (list, tuple), f"mask[{i}] must be a list of {n_k} booleans (one per key)")
+        if len(row) != n_k:
+            raise ShapeError(f"mask[{i}] has {len(row)} entries but there are {n_k} keys: "
+                             f"mask needs shape ({n_q}, {n_k}), one boolean per (query, key)")
+        if not (set(map(type, row)) <= {bool, int} and set(row) <= {0, 1}):  # the usual row, whole
+            j = next(j for j, may in enumerate(row) if type(may) not in (bool, int)
+                     or may not in (0, 1))  # only a row that fails: its first bad entry
+            raise ValueError(f"mask[{i}][{j}] = {row[j]!r}: a mask holds True (may attend) or "
+                             f"False (may not), or 1 and 0; a number to add to the score goes "
+                             f"in bias=")
+
+
+def _check_magnitudes(q: Matrix, k: Matrix, v: Matrix) -> None:
+    """|q_i . k_j| <= d_k * max|q| * max|k| must fit in a float, and v hold no inf."""
+    largest_q = max(max(map(max, q.rows)), -min(map(min, q.rows)))  # max |x|, row by row
+    largest_k = max(max(map(max, k.rows)), -min(map(min, k.rows)))
+    d_k = len(q.rows[0])
+    if not largest_q * largest_k * d_k <= sys.float_info.max:  # inf, or inf * 0 = NaN
+        raise ValueError(f"q and k hold numbers as large as {largest_q:.3g} and {largest_k:.3g}: "
+                         f"a score q_i . k_j, a sum of d_k = {d_k} products, could reach "
+                         f"{largest_q * largest_k * d_k:.3g}, past the largest float "
+                         f"(about 1.8e308), or be inf - inf; scale q and k down")
+    if math.inf in map(max, v.rows) or -math.inf in map(min, v.rows):
+        raise ValueError("v holds inf: a weight of 0 times inf is NaN, so no output is defined")
+
+
+def _check_head(head: SingleHeadAttention) -> None:
+    """Sizes >= 1, a seed >= 0, and three weight matrices that fit in memory."""
+    check_table(f"{type(head).__name__}({head.d_in}, {head.d_out})'s W_q, W_k and W_v", times=3,
+                d_in=head.d_in, d_out=head.d_out)
+    checked_size(head.seed, "seed", minimum=0)
+
+
+def _check_input(x: Matrix, W_q: Matrix) -> None:
+    """x: one sequence, a Matrix with one column per row of W_q."""
+    check_type(x, Matrix, "x must be a Matrix of shape (n, d_in) - one sequence",
+               " (for a Batch, call the head on each batch[b])")
+    if x.shape[1] != len(W_q):
+        raise ShapeError(f"x has shape {x.shape} but W_q has shape {W_q.shape}: "
+                         f"x needs d_in={len(W_q)} columns, one per row of W_q")
