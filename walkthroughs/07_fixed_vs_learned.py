@@ -119,6 +119,8 @@ if __name__ == "__main__":
     stage_3_inputs, _ = task_batch("previous-token", 5, context_length, 64, seed=1)
     same_tokens = [ids[:context_length] for ids in inputs] == stage_3_inputs
     print(f"Are their first 4 tokens stage 3's 64 sequences? {same_tokens}")  # False
+    lesson.check("these sequences are not stage 3's: they are drawn 8 tokens at a time",
+                 not same_tokens)
     seen_right = sum(right[1:context_length])
     print(f"So positions 1-3 here, {seen_right} of 192 = {seen_right / 192:.1%}, differ "
           f"from stage 3's")
