@@ -66,6 +66,23 @@ def checked_base(base: object) -> float:
     return float(base)
 
 
+def checked_rotary_width(d: object, name: str = "d", who: str = "RoPE") -> int:
+    """d, if it is an even int >= 2: RoPE turns the numbers two at a time. `name` is the
+    argument's name, `who` what needs it (a class, or "positions='rope'"). Chapters 5, 7, 9, 10.
+
+    >>> checked_rotary_width(3, "d_model")
+    Traceback (most recent call last):
+    ValueError: RoPE needs an even d_model, got d_model=3: it turns the numbers of q and k two \
+at a time, one angle theta_i per pair, so an odd one would have no partner
+    """
+    width = checked_size(d, name)
+    if width % 2:
+        raise ValueError(f"{who} needs an even {name}, got {name}={d}: it turns the numbers "
+                         f"of q and k two at a time, one angle theta_i per pair, so an odd "
+                         f"one would have no partner")
+    return width
+
+
 def checked_size(value: object, name: str, minimum: int = 1) -> int:
     """`value` if it is an int >= minimum; else an error naming the argument.
 
@@ -157,7 +174,8 @@ def check_type(value: object, kinds: type | tuple[type, ...], sentence: str,
         raise ValueError(empty)
 
 
-def check_choice(value: object, choices: tuple[str, ...], sentence: str) -> None:
+def check_choice(value: object, choices: tuple[str, ...], sentence: str,
+                 got: str = ", got") -> None:
     """Refuse `value` unless it is one of `choices`: `sentence` says what each one means.
 
     >>> check_choice("top", ("right", "left"), "padding_side must be 'right' or 'left'")
@@ -165,7 +183,7 @@ def check_choice(value: object, choices: tuple[str, ...], sentence: str) -> None
     ValueError: padding_side must be 'right' or 'left', got 'top'
     """
     if value not in choices:
-        raise ValueError(f"{sentence}, got {value!r}")
+        raise ValueError(f"{sentence}{got} {value!r}")
 
 
 def _count(n: int) -> str:

@@ -58,7 +58,9 @@ from minipe.arrays import Matrix, Vector
 from minipe.attention import (
     AttentionResult, BooleanTable, SingleHeadAttention, scaled_dot_product_attention,
 )
-from minipe.checks import EXACT_INTEGERS, checked_base, checked_position, checked_size
+from minipe.checks import (
+    check_choice, check_type, checked_base, checked_position, checked_rotary_width, checked_size,
+)
 
 LAYOUTS = ("interleaved", "half")
 
@@ -71,8 +73,8 @@ def rotary_thetas(d: int, base: float = 10000.0) -> Vector:
 
     Chapter 7 stretches these; it makes them here, with this one line.
     """
-    d = checked_rotary_width(d)
-    return Vector(_thetas(d, _checked_base_for(d, base)))
+    _check_thetas(d, base)
+    return Vector(_thetas(d, base))
 
 
 def _thetas(d: int, base: float) -> list[float]:
@@ -87,14 +89,14 @@ def rotary_pairs(d: int, layout: str = "interleaved") -> list[tuple[int, int]]:
     >>> rotary_pairs(4, layout="half")     # GPT-NeoX, Hugging Face's rotate_half
     [(0, 2), (1, 3)]
     """
-    checked_rotary_width(d)
+    _check_pairs(d, layout)
+    return _pairs(d, layout)
+
+
+def _pairs(d: int, layout: str) -> list[tuple[int, int]]:
     if layout == "interleaved":
-        return [(2 * i, 2 * i + 1) for i in range(d // 2)]
-    if layout == "half":
-        return [(i, i + d // 2) for i in range(d // 2)]
-    raise ValueError(f"layout must be 'interleaved' (pairs x[2i], x[2i+1]: RoFormer, GPT-J, "
-                     f"Meta's Llama) or 'half' (pairs x[i], x[i + d/2]: GPT-NeoX, Hugging "
-                     f"Face's rotate_half); got {layout!r}")
+        return [(2 * i, 2 * i + 1) for i in range(d // 2)]  # (x[2i], x[2i+1])
+    return [(i, i + d // 2) for i in range(d // 2)]  # "half": (x[i], x[i + d/2])
 
 
 def apply_rotary(
@@ -126,21 +128,10 @@ def apply_rotary(
     (minipe/context.py). Positions need no table: each row's angles come from
     its own position alone, so a row at position 10**15 is turned like any other.
     """
-    if not isinstance(x, Matrix):
-        raise TypeError(f"x must be a Matrix, one row per position (queries or keys), "
-                        f"got {type(x).__name__}")
-    pairs = rotary_pairs(x.shape[1], layout)
-    if frequencies is None:
-        thetas = _thetas(x.shape[1], _checked_base_for(x.shape[1], base))
-    else:
-        check_frequencies(frequencies, len(pairs))
-        if base != 10000.0:
-            raise ValueError(f"give base or frequencies, not both: the frequencies already "
-                             f"hold the theta_i a base would make (got base={base})")
-        thetas = list(frequencies)
-    rows_at = _checked_positions(start, positions, x.shape[0])
-    _check_angles(max(rows_at), max(thetas))
-    return _rotated(x, thetas, rows_at, pairs)
+    rows_at = _checked_rotary(x, base, start, positions, layout, frequencies)  # pos of row r
+    d = x.shape[1]
+    thetas = _thetas(d, base) if frequencies is None else list(frequencies)  # theta_i
+    return _rotated(x, thetas, rows_at, _pairs(d, layout))
 
 
 def _rotated(x: Matrix, thetas: list[float], rows_at: Sequence[int],
@@ -181,8 +172,7 @@ class RotaryAttention(SingleHeadAttention):
     base: float = field(default=10000.0, kw_only=True)
 
     def __post_init__(self) -> None:
-        checked_rotary_width(self.d_out, "d_out", "RotaryAttention")
-        object.__setattr__(self, "base", _checked_base_for(self.d_out, self.base))
+        object.__setattr__(self, "base", _checked_head(self))
         SingleHeadAttention.__post_init__(self)
 
     def __call__(
@@ -193,7 +183,7 @@ class RotaryAttention(SingleHeadAttention):
 
         causal, bias and mask as in `SingleHeadAttention`."""
         queries, keys, values = self.qkv(x)  # each (n, d_out)
-        pairs = rotary_pairs(self.d_out)
+        pairs = _pairs(self.d_out, "interleaved")
         thetas = _thetas(self.d_out, self.base)  # theta_i = base**(-2i/d_out)
         positions = range(x.shape[0])  # row pos stands at position pos
         queries = _rotated(queries, thetas, positions, pairs)  # turned by pos * theta_i
@@ -202,23 +192,10 @@ class RotaryAttention(SingleHeadAttention):
                                             mask=mask)
 
 
-# The door's checks, after the ideas they guard: each teaches with its sentence.
-def checked_rotary_width(d: object, name: str = "d", who: str = "RoPE") -> int:
-    """d, if it is an even int >= 2: RoPE turns the numbers two at a time. `name` is the
-    argument's name, `who` what needs it (a class, or "positions='rope'").
-
-    >>> checked_rotary_width(3, "d_model")
-    Traceback (most recent call last):
-    ValueError: RoPE needs an even d_model, got d_model=3: it turns the numbers of q and k two \
-at a time, one angle theta_i per pair, so an odd one would have no partner
-    """
-    checked_size(d, name)
-    assert isinstance(d, int)  # checked_size made sure
-    if d % 2:
-        raise ValueError(f"{who} needs an even {name}, got {name}={d}: it turns the numbers "
-                         f"of q and k two at a time, one angle theta_i per pair, so an odd "
-                         f"one would have no partner")
-    return d
+# ---------------------------------------------------------------------------
+# The door: what RoPE refuses, and the sentences it says (an even width: checks.py's
+# checked_rotary_width, which chapters 7, 9 and 10 call too)
+# ---------------------------------------------------------------------------
 
 
 def check_frequencies(frequencies: object, pairs: int, width: str = "d/2") -> None:
@@ -231,31 +208,9 @@ def check_frequencies(frequencies: object, pairs: int, width: str = "d/2") -> No
                          f"{frequencies!r:.80}")
 
 
-def _checked_positions(start: int, positions: Sequence[int] | None, rows: int) -> Sequence[int]:
-    """The position of each row: start, start + 1, ... or the given positions."""
-    checked_size(start, "start", minimum=0)
-    if positions is None:
-        last = start + rows - 1
-        if last > EXACT_INTEGERS:
-            checked_position(last, "start + (rows - 1)")
-        return range(start, last + 1)
-    if start != 0:
-        raise ValueError(f"give start or positions, not both (got start={start}): positions "
-                         f"already says where every row stands")
-    if isinstance(positions, (str, bytes)) or not isinstance(positions, Iterable):
-        raise TypeError(f"positions must be a list of int positions, one per row of x, got "
-                        f"{type(positions).__name__}")
-    listed = list(positions)
-    if len(listed) != rows:
-        raise ValueError(f"positions has {len(listed)} entries but x has {rows} rows: one "
-                         f"position per row (the query or key standing there)")
-    if operator.countOf(map(type, listed), int) != rows:
-        bad = next(p for p in listed if type(p) is not int)
-        raise TypeError(f"positions must be ints (whole positions), got {bad!r}")
-    if min(listed) < 0:
-        raise ValueError(f"positions count from 0, got {min(listed)}")
-    checked_position(max(listed), "a position")
-    return listed
+def _check_thetas(d: int, base: object) -> None:
+    checked_rotary_width(d)
+    _checked_base_for(d, base)
 
 
 def _checked_base_for(d: int, base: object) -> float:
@@ -268,9 +223,59 @@ def _checked_base_for(d: int, base: object) -> float:
     return checked
 
 
-def _check_angles(last: int, fastest: float) -> None:
-    """The largest angle, last position * the largest theta_i, must be a finite float."""
-    if last * fastest == math.inf:
-        raise ValueError(f"the angle pos * theta_i = {last} * {fastest:.4g} is past the largest "
-                         f"float (about 1.8e308), so no cos or sin can be taken of it: "
+def _check_pairs(d: int, layout: str) -> None:
+    checked_rotary_width(d)
+    check_choice(layout, LAYOUTS, "layout must be 'interleaved' (pairs x[2i], x[2i+1]: "
+                 "RoFormer, GPT-J, Meta's Llama) or 'half' (pairs x[i], x[i + d/2]: GPT-NeoX, "
+                 "Hugging Face's rotate_half)", got="; got")
+
+
+def _checked_head(head: RotaryAttention) -> float:
+    """RotaryAttention's d_out even and its base a float: the base."""
+    checked_rotary_width(head.d_out, "d_out", "RotaryAttention")
+    return _checked_base_for(head.d_out, head.base)
+
+
+def _checked_rotary(x: Matrix, base: float, start: int, positions: Sequence[int] | None,
+                    layout: str, frequencies: Vector | None) -> Sequence[int]:
+    """Every argument of apply_rotary: the position of each row of x."""
+    check_type(x, Matrix, "x must be a Matrix, one row per position (queries or keys)")
+    _check_pairs(x.shape[1], layout)
+    if frequencies is None:
+        _checked_base_for(x.shape[1], base)
+    else:
+        check_frequencies(frequencies, x.shape[1] // 2)
+        if base != 10000.0:
+            raise ValueError(f"give base or frequencies, not both: the frequencies already "
+                             f"hold the theta_i a base would make (got base={base})")
+    rows_at = _checked_positions(start, positions, x.shape[0])
+    fastest = 1.0 if frequencies is None else max(frequencies)  # theta_0 = base**0 = 1
+    if max(rows_at) * fastest == math.inf:  # the largest angle, pos * theta_i, is no float
+        raise ValueError(f"the angle pos * theta_i = {max(rows_at)} * {fastest:.4g} is past the "
+                         f"largest float (about 1.8e308), so no cos or sin can be taken of it: "
                          f"keep pos * theta_i below 1.8e308 (a theta_i near 1, as RoPE's)")
+    return rows_at
+
+
+def _checked_positions(start: int, positions: Sequence[int] | None, rows: int) -> Sequence[int]:
+    """The position of each row: start, start + 1, ... or the given positions."""
+    checked_size(start, "start", minimum=0)
+    if positions is None:
+        checked_position(start + rows - 1, "start + (rows - 1)")  # the last one
+        return range(start, start + rows)
+    if start != 0:
+        raise ValueError(f"give start or positions, not both (got start={start}): positions "
+                         f"already says where every row stands")
+    check_type(positions, Iterable, "positions must be a list of int positions, one per row "
+                                    "of x")
+    listed = list(positions)
+    if len(listed) != rows:
+        raise ValueError(f"positions has {len(listed)} entries but x has {rows} rows: one "
+                         f"position per row (the query or key standing there)")
+    if operator.countOf(map(type, listed), int) != rows:
+        bad = next(p for p in listed if type(p) is not int)
+        raise TypeError(f"positions must be ints (whole positions), got {bad!r}")
+    if min(listed) < 0:
+        raise ValueError(f"positions count from 0, got {min(listed)}")
+    checked_position(max(listed), "a position")
+    return listed
