@@ -37,9 +37,10 @@ def _builds_wheels_offline() -> bool:
 
 
 def _run(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """ARGS from `cwd`, with no PYTHONPATH and pip kept offline."""
-    environment = {name: value for name, value in os.environ.items()
-                   if name not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+    """ARGS from `cwd`, with no PYTHONPATH, pip kept offline and no bytecode written (nor
+    sent into the clone's build/pycache by a PYTHONPYCACHEPREFIX)."""
+    environment = {name: value for name, value in os.environ.items() if name not in
+                   ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONPYCACHEPREFIX")}
     environment.update(PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1",
                        PYTHONDONTWRITEBYTECODE="1")
     return subprocess.run([str(arg) for arg in args], cwd=cwd, env=environment, text=True,
@@ -67,7 +68,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     assert made.returncode == 0, made.stderr
     python = top / "venv" / ("Scripts" if os.name == "nt" else "bin") / "python"
     added = _run(sys.executable, "-m", "pip", "--python", python, "install", "--no-deps",
-                 "--no-index", "-q", wheel, cwd=top)
+                 "--no-index", "--no-compile", "-q", wheel, cwd=top)
     assert added.returncode == 0, added.stderr
     away = top / "elsewhere"
     away.mkdir()
