@@ -223,3 +223,17 @@ def check_positions(positions: object, name: str, what: str, each: str = "") -> 
     for t, position in enumerate(positions):
         checked_position(position, each or f"{name}[{t}]")
     return len(positions)
+
+
+def checked_at_least(value: object, name: str, minimum: float, why: str) -> float:
+    """A finite number >= minimum, as a float; `why` ends the sentence (what it is for).
+
+    >>> checked_at_least(-0.5, "slope", 0, "alibi_slopes gives one per head, e.g. 0.5")
+    Traceback (most recent call last):
+    ValueError: slope must be a finite number >= 0, got -0.5: alibi_slopes gives one per \
+head, e.g. 0.5
+    """
+    number = checked_number(value, name)
+    if not minimum <= number < math.inf:
+        raise ValueError(f"{name} must be a finite number >= {minimum:g}, got {number}: {why}")
+    return number

@@ -60,13 +60,15 @@ from dataclasses import dataclass
 
 from minipe.arrays import Vector
 from minipe.checks import (
+    check_choice,
     check_table_size,
+    checked_at_least,
     checked_base,
     checked_number,
     checked_position,
-    checked_size,
+    checked_rotary_width,
 )
-from minipe.rotary import checked_rotary_width, rotary_thetas
+from minipe.rotary import rotary_thetas
 
 METHODS = ("default", "linear", "ntk", "dynamic", "yarn", "llama3")
 RAMPS = ("rounded", "paper")  # YaRN's ramp: Hugging Face's (linear in i), the paper's (in r)
@@ -77,6 +79,10 @@ USES = {  # the arguments each method reads, besides d and base
     "dynamic": ("factor", "original_context_length", "seq_len"),
     "yarn": ("factor", "original_context_length", "beta_fast", "beta_slow", "ramp"),
     "llama3": ("factor", "original_context_length", "low_freq_factor", "high_freq_factor"),
+}
+THRESHOLDS = {  # turns inside L: a pair turning fewer is divided, more is kept; their defaults
+    "yarn": {"beta_slow": 1.0, "beta_fast": 32.0},
+    "llama3": {"low_freq_factor": 1.0, "high_freq_factor": 4.0},
 }
 
 
@@ -94,14 +100,25 @@ def rope_frequencies(
     >>> rope_frequencies(4, method="linear", factor=4)  # position interpolation
     (Vector([0.25, 0.0025], shape=(2,)), 1.0)
 
-    The module docstring gives each method's formula; the functions below
-    compute them line for line. An argument left at None takes the method's
-    default (YaRN: beta_fast 32, beta_slow 1, ramp "rounded"; Llama 3.1:
-    low_freq_factor 1, high_freq_factor 4); one the method does not read is
-    refused rather than ignored.
+    The module docstring gives each method's formula; the lines below and the
+    functions they call compute them line for line. An argument left at None
+    takes the method's default (YaRN: beta_fast 32, beta_slow 1, ramp "rounded";
+    Llama 3.1: low_freq_factor 1, high_freq_factor 4); one the method does not
+    read is refused rather than ignored.
     """
-    return _frequencies(_checked(d, base, method, factor, original_context_length, seq_len,
-                                 beta_fast, beta_slow, low_freq_factor, high_freq_factor, ramp))
+    stretch = _checked(d, base, method, factor, original_context_length=original_context_length,
+                       seq_len=seq_len, beta_fast=beta_fast, beta_slow=beta_slow, ramp=ramp,
+                       low_freq_factor=low_freq_factor, high_freq_factor=high_freq_factor)
+    thetas = list(rotary_thetas(d, _stretched_base(stretch)))  # chapter 5: base**(-2i/d)
+    if method == "linear":
+        thetas = [theta / factor for theta in thetas]  # pos * (theta_i / s) = (pos / s) * theta_i
+    if method == "yarn":
+        yarn = _yarn_paper if stretch.ramp == "paper" else _yarn_rounded
+        return (Vector(yarn(thetas, stretch)),
+                0.1 * math.log(factor) + 1)  # YaRN's scale of q and k: sqrt(1/t) in the paper
+    if method == "llama3":
+        thetas = _llama3(thetas, stretch.factor, stretch.L, stretch.slow, stretch.fast)
+    return Vector(thetas), 1.0
 
 
 @dataclass(frozen=True)
@@ -114,31 +131,20 @@ class _Stretch:
     factor: float
     L: int  # original_context_length (0 for methods that do not read it)
     seq_len: int  # (0 unless dynamic)
-    beta_fast: float
-    beta_slow: float
-    low: float  # low_freq_factor
-    high: float  # high_freq_factor
+    slow: float  # beta_slow (YaRN), low_freq_factor (Llama 3.1): fewer turns, divided
+    fast: float  # beta_fast, high_freq_factor: more turns inside L, kept (0 for the others)
     ramp: str
 
 
-def _frequencies(stretch: _Stretch) -> tuple[Vector, float]:
-    """What rope_frequencies returns, for arguments its door has checked."""
-    d, base, factor, L = stretch.d, stretch.base, stretch.factor, stretch.L
+def _stretched_base(stretch: _Stretch) -> float:
+    """The base NTK and dynamic NTK raise; the others keep it."""
+    d, base, factor = stretch.d, stretch.base, stretch.factor
     if stretch.method == "ntk":
         base = base * factor ** (d / (d - 2))  # base' = base * factor**(d / (d - 2))
     if stretch.method == "dynamic":
-        n = max(stretch.seq_len, L)
-        base = base * (factor * n / L - (factor - 1)) ** (d / (d - 2))
-    thetas = list(rotary_thetas(d, base))  # chapter 5: theta_i = base**(-2i/d)
-    if stretch.method == "linear":
-        thetas = [theta / factor for theta in thetas]  # pos * (theta_i / s) = (pos / s) * theta_i
-    if stretch.method == "yarn":
-        yarn = _yarn_paper if stretch.ramp == "paper" else _yarn_rounded
-        return (Vector(yarn(thetas, stretch)),
-                0.1 * math.log(factor) + 1)  # YaRN's scale of q and k: sqrt(1/t) in the paper
-    if stretch.method == "llama3":
-        thetas = _llama3(thetas, factor, L, stretch.low, stretch.high)
-    return Vector(thetas), 1.0
+        n = max(stretch.seq_len, stretch.L)
+        base = base * (factor * n / stretch.L - (factor - 1)) ** (d / (d - 2))
+    return base
 
 
 def _pair_turning(turns: float, d: int, base: float, L: int) -> float:
@@ -150,8 +156,9 @@ def _pair_turning(turns: float, d: int, base: float, L: int) -> float:
 def _yarn_rounded(thetas: list[float], stretch: _Stretch) -> list[float]:
     """Hugging Face's ramp: linear in the pair index i, between whole pairs."""
     d, base, L = stretch.d, stretch.base, stretch.L
-    low = max(math.floor(_pair_turning(stretch.beta_fast, d, base, L)), 0)  # up to low: kept
-    high: float = min(math.ceil(_pair_turning(stretch.beta_slow, d, base, L)), d - 1)  # / s
+    beta_fast, beta_slow = stretch.fast, stretch.slow
+    low = max(math.floor(_pair_turning(beta_fast, d, base, L)), 0)  # up to low: kept
+    high: float = min(math.ceil(_pair_turning(beta_slow, d, base, L)), d - 1)  # from high: / s
     if high == low:
         high += 0.001  # a ramp needs some width (as in Hugging Face's code)
     yarn = []
@@ -164,7 +171,7 @@ def _yarn_rounded(thetas: list[float], stretch: _Stretch) -> list[float]:
 
 def _yarn_paper(thetas: list[float], stretch: _Stretch) -> list[float]:
     """The paper's ramp: gamma(r), linear in the turns r = L / wavelength."""
-    alpha, beta = stretch.beta_slow, stretch.beta_fast  # the paper's names for the two
+    alpha, beta = stretch.slow, stretch.fast  # beta_slow, beta_fast: the paper's alpha, beta
     yarn = []
     for theta in thetas:
         r = stretch.L / (2 * math.pi / theta)  # r = L / wavelength: turns inside L
@@ -187,37 +194,43 @@ def _llama3(thetas: list[float], factor: float, L: int, low: float, high: float)
     return llama
 
 
-# The door, after the ideas it guards: each argument once, with a sentence that teaches.
-def _checked(d: object, base: object, method: object, factor: object, L: object,
-             seq_len: object, beta_fast: object, beta_slow: object, low: object, high: object,
-             ramp: object) -> _Stretch:
-    """The door: each argument once, with a sentence that says what it is for."""
+def _power_of_ten(log_value: float) -> str:
+    """e**log_value written as a power of ten: 1e-310, or 0 and inf past every float."""
+    if math.isinf(log_value):
+        return "inf" if log_value > 0 else "0"
+    return f"1e{log_value / math.log(10):.0f}"
+
+
+# ---------------------------------------------------------------------------
+# The door, after the ideas it guards: each argument once, with a sentence that teaches
+# ---------------------------------------------------------------------------
+
+
+def _checked(d: int, base: float, method: str, factor: float, **given: object) -> _Stretch:
+    """rope_frequencies' arguments, each checked once; what a None stands for filled in."""
     d = checked_rotary_width(d)
-    pairs = d // 2
-    check_table_size(pairs, f"d={d:,} (RoPE's d is a head's width: 64 or 128 in most "
-                            f"models) means d/2 = {pairs:,} angles theta_i: that")
+    check_table_size(d // 2, f"d={d:,} (RoPE's d is a head's width: 64 or 128 in most "
+                             f"models) means d/2 = {d // 2:,} angles theta_i: that")
     base = checked_base(base)
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))} (the chapter's "
-                         f"docstring explains each), got {method!r}")
-    assert isinstance(method, str)
-    given = {"factor": factor != 1.0 or None, "original_context_length": L,
-             "seq_len": seq_len, "beta_fast": beta_fast, "beta_slow": beta_slow,
-             "low_freq_factor": low, "high_freq_factor": high, "ramp": ramp}
-    unused = [name for name, value in given.items()
-              if value is not None and name not in USES[method]]
-    if method == "default" and "factor" in unused:
+    check_choice(method, METHODS, f"method must be one of {', '.join(map(repr, METHODS))} (the "
+                                  f"chapter's docstring explains each)")
+    uses = USES[method]
+    if factor != 1.0 and method == "default":
         raise ValueError(f"method='default' is plain RoPE and has no factor (got factor="
-                         f"{factor}); to stretch the context pick 'linear', 'ntk', "
-                         f"'dynamic', 'yarn' or 'llama3'")
-    if unused:
-        reads = ", ".join(USES[method]) or "nothing but d and base"
+                         f"{factor}); to stretch the context pick 'linear', 'ntk', 'dynamic', "
+                         f"'yarn' or 'llama3'")
+    if unused := [name for name, value in given.items() if value is not None and name not in uses]:
         raise ValueError(f"method={method!r} does not read {', '.join(unused)}: it reads "
-                         f"{reads}. Leave the others out (they would be ignored)")
-    factor = checked_number(factor, "factor")
-    if not math.isfinite(factor) or factor < 1:
-        raise ValueError(f"factor is how many times longer than the original context the "
-                         f"text may be, so it must be a finite number >= 1, got {factor}")
+                         f"{', '.join(uses) or 'nothing but d and base'}. Leave the others out "
+                         f"(they would be ignored)")
+    if "original_context_length" in uses and given["original_context_length"] is None:
+        raise ValueError(f"method={method!r} needs original_context_length, the length L "
+                         f"the model was trained on: it decides from L which pairs change")
+    if method == "dynamic" and given["seq_len"] is None:
+        raise ValueError("method='dynamic' needs seq_len, the length of the text being read "
+                         "now: its base grows once seq_len passes original_context_length")
+    factor = checked_at_least(factor, "factor", 1, "it is how many times longer than the "
+                                                   "original context the text may be")
     if method in ("ntk", "dynamic", "yarn") and base <= 1:
         raise ValueError(f"method={method!r} keeps the fast pairs (small i) and stretches the "
                          f"slow ones (large i), which needs theta_i = base**(-2i/d) to fall "
@@ -225,76 +238,36 @@ def _checked(d: object, base: object, method: object, factor: object, L: object,
     if method in ("ntk", "dynamic") and d < 4:
         raise ValueError(f"method={method!r} raises base to the power d / (d - 2), so it "
                          f"needs d >= 4, got d={d}")
-    if "original_context_length" in USES[method]:
-        if L is None:
-            raise ValueError(f"method={method!r} needs original_context_length, the length L "
-                             f"the model was trained on: it decides from L which pairs change")
-        L = checked_position(L, "original_context_length", 1)
-    if method == "dynamic":
-        if seq_len is None:
-            raise ValueError("method='dynamic' needs seq_len, the length of the text being "
-                             "read now: its base grows once seq_len passes "
-                             "original_context_length")
-        seq_len = checked_position(seq_len, "seq_len", 1)
-    slow, fast = _checked_pair(beta_slow, beta_fast, ("beta_slow", "beta_fast"), (1.0, 32.0),
-                               "YaRN keeps pairs that turn more than beta_fast times inside L "
-                               "and divides those that turn fewer than beta_slow times")
-    low_f, high_f = _checked_pair(low, high, ("low_freq_factor", "high_freq_factor"),
-                                  (1.0, 4.0), "Llama 3.1 keeps wavelengths shorter than "
-                                  "L / high_freq_factor and divides those longer than "
-                                  "L / low_freq_factor")
-    if ramp is None:
-        ramp = "rounded"
-    if ramp not in RAMPS:
-        raise ValueError(f"ramp must be 'rounded' (Hugging Face's: linear in the pair index i "
-                         f"between whole pairs) or 'paper' (YaRN's gamma(r): linear in the "
-                         f"turns r = L / wavelength), got {ramp!r}")
-    assert isinstance(ramp, str)
-    stretch = _Stretch(d, base, method, factor, L if isinstance(L, int) else 0,
-                       seq_len if isinstance(seq_len, int) else 0, fast, slow, low_f, high_f,
-                       ramp)
-    _check_range(stretch)
-    return stretch
-
-
-def _checked_pair(low: object, high: object, names: tuple[str, str],
-                  defaults: tuple[float, float], rule: str) -> tuple[float, float]:
-    """Two thresholds, each None (its default) or a finite number, with 0 < low < high."""
-    low_value = defaults[0] if low is None else checked_number(low, names[0])
-    high_value = defaults[1] if high is None else checked_number(high, names[1])
-    if not (math.isfinite(low_value) and math.isfinite(high_value)
-            and 0 < low_value < high_value):
-        raise ValueError(f"{rule}, so it needs finite numbers with 0 < {names[0]} < "
-                         f"{names[1]}, got {names[0]}={low_value}, {names[1]}={high_value}")
-    return low_value, high_value
-
-
-def _check_range(stretch: _Stretch) -> None:
-    """Every theta_i must be a normal float: between about 2.2e-308 and 1.8e308.
-
-    Worked in logarithms, before anything is computed: ln theta_i runs from
-    0 (pair 0) to -(d-2)/d * ln base' (the last pair), minus ln factor for a
-    pair a method divides."""
-    d, factor = stretch.d, stretch.factor
-    log_base = math.log(stretch.base)
-    if stretch.method == "ntk":
-        log_base += d / (d - 2) * math.log(factor)
-    if stretch.method == "dynamic":
-        n = max(stretch.seq_len, stretch.L)
-        log_base += d / (d - 2) * math.log(factor * n / stretch.L - (factor - 1))
+    slow = fast = 0.0  # the thresholds of YaRN and Llama 3.1, in turns inside L
+    if method in THRESHOLDS:
+        (slow_name, slow), (fast_name, fast) = THRESHOLDS[method].items()  # and defaults
+        slow = slow if given[slow_name] is None else checked_number(given[slow_name], slow_name)
+        fast = fast if given[fast_name] is None else checked_number(given[fast_name], fast_name)
+        if not 0 < slow < fast < math.inf:
+            raise ValueError(f"method={method!r} divides the pairs that turn fewer than {slow_name}"
+                             f" times inside L and keeps those that turn more than {fast_name} "
+                             f"times, so it needs finite numbers with 0 < {slow_name} < "
+                             f"{fast_name}, got {slow_name}={slow}, {fast_name}={fast}")
+    ramp = "rounded" if given["ramp"] is None else given["ramp"]
+    check_choice(ramp, RAMPS, "ramp must be 'rounded' (Hugging Face's: linear in the pair index i "
+                              "between whole pairs) or 'paper' (YaRN's gamma(r): linear in the "
+                              "turns r = L / wavelength)")
+    L, seq_len = (0 if given[name] is None else checked_position(given[name], name, 1)
+                  for name in ("original_context_length", "seq_len"))  # 0: not read
+    stretch = _Stretch(d, base, method, factor, L, seq_len, slow, fast, str(ramp))
+    # Every theta_i must be a normal float, about 2.2e-308 to 1.8e308. In logarithms, before
+    # any is computed: ln theta_i runs from 0 (pair 0) to -(d-2)/d * ln base' (the last pair),
+    # minus ln factor for a pair a method divides.
+    try:
+        log_base = math.log(_stretched_base(stretch))  # log(inf) = inf
+    except OverflowError:  # factor**(d / (d - 2)) past the largest float
+        log_base = math.inf
     last = -(d - 2) / d * log_base  # ln theta of the last pair
-    divided = math.log(factor) if stretch.method in ("linear", "yarn", "llama3") else 0.0
+    divided = math.log(factor) if method in ("linear", "yarn", "llama3") else 0.0
     smallest, largest = min(0.0, last) - divided, max(0.0, last)
     if smallest < math.log(sys.float_info.min) or largest > math.log(sys.float_info.max):
-        raise ValueError(f"with base={stretch.base:g}, factor={factor:g} and d={d} "
-                         f"(method={stretch.method!r}), theta_i would run from "
-                         f"{_power_of_ten(largest)} down to {_power_of_ten(smallest)}: past "
-                         f"what a float holds (about 2.2e-308 to 1.8e308). RoPE uses bases "
-                         f"near 10000 and factors up to a few dozen")
-
-
-def _power_of_ten(log_value: float) -> str:
-    """e**log_value written as a power of ten: 1e-310, or 0 and inf past every float."""
-    if math.isinf(log_value):
-        return "inf" if log_value > 0 else "0"
-    return f"1e{log_value / math.log(10):.0f}"
+        raise ValueError(f"with base={base:g}, factor={factor:g} and d={d} (method={method!r}), "
+                         f"theta_i would run from {_power_of_ten(largest)} down to "
+                         f"{_power_of_ten(smallest)}: past what a float holds (about 2.2e-308 "
+                         f"to 1.8e308). RoPE uses bases near 10000 and factors up to a few dozen")
+    return stretch

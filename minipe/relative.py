@@ -40,9 +40,11 @@ from minipe.arrays import Matrix
 from minipe.arrays import Batch
 from minipe.arrays import ShapeError
 from minipe.checks import (
+    check_positions,
     check_table_size,
+    check_type,
+    checked_at_least,
     checked_flag,
-    checked_number,
     checked_position,
     checked_size,
 )
@@ -75,8 +77,7 @@ def alibi_slopes(num_heads: int) -> list[float]:
 
     Steep heads look at the last few tokens; gentle ones see far back.
     """
-    checked_size(num_heads, "num_heads")
-    check_table_size(num_heads, f"alibi_slopes({num_heads})")
+    check_table_size(checked_size(num_heads, "num_heads"), f"alibi_slopes({num_heads})")
     power = 2 ** (num_heads.bit_length() - 1)  # the largest power of two <= num_heads
     slopes = _geometric_slopes(power)
     missing = num_heads - power
@@ -99,10 +100,7 @@ def alibi_bias(seq_len: int, slope: float, *, causal: bool = True) -> Matrix:
     that bidirectional encoders use. Because a softmax ignores a constant
     added to a whole row, -slope * (i - j) and +slope * j give the same weights.
     """
-    checked_size(seq_len, "seq_len")
-    slope = _checked_slope(slope)
-    checked_flag(causal, "causal")
-    check_table_size(seq_len * seq_len, f"alibi_bias({seq_len}, ...)")
+    _check_alibi(seq_len, slope, causal)
     penalty = [0.0 - slope * distance for distance in range(seq_len)]  # 0.0 - ...: no -0.0
     rows = []
     for i in range(seq_len):
@@ -125,30 +123,9 @@ def alibi_bias_at(query_positions: Sequence[int], key_positions: Sequence[int],
     Only differences enter, so moving every position by the same amount changes
     nothing; a mask, not this bias, hides keys.
     """
-    slope = _checked_slope(slope)
-    queries = _checked_positions(query_positions, "query_positions")
-    keys = _checked_positions(key_positions, "key_positions")
-    check_table_size(len(queries) * len(keys), f"alibi_bias_at({len(queries)} queries, "
-                                               f"{len(keys)} keys, ...)")
-    return Matrix([[0.0 - slope * abs(p_i - p_j) for p_j in keys]
-                   for p_i in queries])  # (queries, keys); 0.0 - ...: no -0.0
-
-
-def _checked_slope(slope: object) -> float:
-    """A head's slope m: a finite number >= 0."""
-    value = checked_number(slope, "slope")
-    if value < 0 or math.isinf(value):
-        raise ValueError(f"slope must be a finite number >= 0 (alibi_slopes gives one per "
-                         f"head, e.g. 0.5), got {value}")
-    return value
-
-
-def _checked_positions(positions: object, name: str) -> list[int]:
-    """A non-empty list, tuple or range of positions, each an int >= 0."""
-    if not isinstance(positions, (list, tuple, range)) or len(positions) == 0:
-        raise TypeError(f"{name} must be a non-empty list of positions (ints >= 0), got "
-                        f"{positions!r:.60}")
-    return [checked_position(p, f"{name}[{t}]") for t, p in enumerate(positions)]
+    _check_alibi_at(query_positions, key_positions, slope)
+    return Matrix([[0.0 - slope * abs(p_i - p_j) for p_j in key_positions]
+                   for p_i in query_positions])  # (queries, keys); 0.0 - ...: no -0.0
 
 
 # ---------------------------------------------------------------------------
@@ -180,31 +157,16 @@ def t5_relative_bucket(
     so every offset > 0 falls in bucket 0, and all num_buckets count back.
     Each bucket has a learned number per head, added to the scores.
     """
-    if isinstance(relative_position, bool) or not isinstance(relative_position, int):
-        raise TypeError(f"relative_position must be an int (key position - query position), "
-                        f"got {relative_position!r}")
-    checked_flag(bidirectional, "bidirectional")
-    checked_size(num_buckets, "num_buckets")
-    checked_position(max_distance, "max_distance", minimum=1)  # its log is taken in floats
+    _check_bucket(relative_position, bidirectional, num_buckets, max_distance)
     if bidirectional:
-        if num_buckets < 4 or num_buckets % 2:
-            raise ValueError(f"num_buckets must be even and >= 4 when bidirectional (half for "
-                             f"keys before the query, half after, each with an exact and a "
-                             f"logarithmic part), got {num_buckets}")
         buckets = num_buckets // 2  # B: the buckets of one side
         offset = buckets if relative_position > 0 else 0  # keys after the query: upper half
         distance = abs(relative_position)
     else:
-        if num_buckets < 2:
-            raise ValueError(f"num_buckets must be >= 2 (an exact and a logarithmic part), "
-                             f"got {num_buckets}")
         buckets = num_buckets
         offset = 0
         distance = max(-relative_position, 0)  # keys after the query: all in bucket 0
     max_exact = buckets // 2
-    if max_distance <= max_exact:
-        raise ValueError(f"max_distance must be more than the {max_exact} exact distances "
-                         f"0..{max_exact - 1} (num_buckets={num_buckets}), got {max_distance}")
     if distance < max_exact:
         return offset + distance  # an exact bucket
     if distance >= max_distance:
@@ -233,9 +195,8 @@ def clipped_relative_positions(seq_len: int, max_distance: int) -> tuple[tuple[i
     stands. Beyond k the exact distance no longer counts (Shaw et al. found
     k = 16 as good as larger values, for translation).
     """
-    checked_size(seq_len, "seq_len")
-    k = checked_size(max_distance, "max_distance")
-    check_table_size(seq_len * seq_len, f"clipped_relative_positions({seq_len}, {k})")
+    _check_clipped(seq_len, max_distance)
+    k = max_distance
     rows = []
     for i in range(seq_len):
         row = tuple(max(-k, min(k, j - i)) for j in range(seq_len))  # clip(j - i, -k, k)
@@ -267,9 +228,8 @@ class RelativePositionEmbedding:
     _table: Embedding = field(init=False)  # (2k + 1, dim)
 
     def __post_init__(self) -> None:
-        k = checked_size(self.max_distance, "max_distance")
-        checked_size(self.dim, "dim")
-        check_table_size((2 * k + 1) * self.dim, f"{self!r}")
+        _check_table(self)
+        k = self.max_distance
         object.__setattr__(self, "_table", Embedding(2 * k + 1, self.dim, seed=self.seed))
 
     @property
@@ -279,24 +239,18 @@ class RelativePositionEmbedding:
 
     def __call__(self, seq_len: int) -> Batch:
         """a_(clip(j - i)) for every query i and key j: shape (seq_len, seq_len, dim)."""
-        checked_size(seq_len, "seq_len")
-        check_table_size(seq_len * seq_len, f"{self!r}({seq_len}): a vector for each of "
-                         f"{seq_len} x {seq_len} pairs")
+        _check_square(seq_len, f"{self!r}({seq_len}): a vector for each of {seq_len} x "
+                               f"{seq_len} pairs")
         k = self.max_distance
-        offsets = clipped_relative_positions(seq_len, k)  # (seq_len, seq_len)
-        rows_of_table = [[c + k for c in row] for row in offsets]  # offset c is row c + k
+        rows_of_table = [[max(-k, min(k, j - i)) + k for j in range(seq_len)]
+                         for i in range(seq_len)]  # row c + k for the offset c = clip(j - i, -k, k)
         return self._table(rows_of_table)  # (seq_len, seq_len, dim)
 
     def bias(self, q: Matrix) -> Matrix:
         """Shaw's extra score term q_i . a_(clip(j - i)) / sqrt(d_k): shape (n, n), for
         `scaled_dot_product_attention(q, k, v, bias=table.bias(q))`."""
-        if not isinstance(q, Matrix):
-            raise TypeError(f"q must be a Matrix of queries, shape (n, d_k), "
-                            f"got {type(q).__name__}")
+        _check_queries(self, q)
         n, d_k = q.shape
-        if d_k != self.dim:
-            raise ShapeError(f"q has shape {q.shape} but the table's vectors have dim="
-                             f"{self.dim}: each q_i . a_c needs d_k == dim")
         vectors = self(n)  # (n, n, d_k): a_(clip(j - i)) for every (i, j)
         sqrt_d_k = math.sqrt(d_k)
         rows = []
@@ -307,3 +261,64 @@ class RelativePositionEmbedding:
 
     def __repr__(self) -> str:
         return f"RelativePositionEmbedding(max_distance={self.max_distance}, dim={self.dim})"
+
+
+# ---------------------------------------------------------------------------
+# The door: each argument checked once, with a sentence that teaches
+# ---------------------------------------------------------------------------
+
+
+def _check_alibi(seq_len: object, slope: object, causal: object) -> None:
+    _check_square(seq_len, f"alibi_bias({seq_len}, ...)")
+    checked_at_least(slope, "slope", 0, "alibi_slopes gives one per head, e.g. 0.5")
+    checked_flag(causal, "causal")
+
+
+def _check_alibi_at(query_positions: object, key_positions: object, slope: object) -> None:
+    checked_at_least(slope, "slope", 0, "alibi_slopes gives one per head, e.g. 0.5")
+    queries = check_positions(query_positions, "query_positions", "positions (ints >= 0)")
+    keys = check_positions(key_positions, "key_positions", "positions (ints >= 0)")
+    check_table_size(queries * keys, f"alibi_bias_at({queries} queries, {keys} keys, ...)")
+
+
+def _check_bucket(relative_position: object, bidirectional: object, num_buckets: object,
+                  max_distance: object) -> None:
+    """An int offset; num_buckets enough for an exact and a logarithmic part (on each side,
+    when bidirectional); max_distance past the exact distances (its log is taken in floats)."""
+    if type(relative_position) is not int:
+        raise TypeError(f"relative_position must be an int (key position - query position), "
+                        f"got {relative_position!r}")
+    both_sides = checked_flag(bidirectional, "bidirectional")
+    buckets = checked_size(num_buckets, "num_buckets")
+    if buckets < 2 or (both_sides and (buckets < 4 or buckets % 2)):
+        raise ValueError("num_buckets must be " + (
+            "even and >= 4 when bidirectional (half for keys before the query, half after, "
+            "each with an exact and a logarithmic part)" if both_sides else
+            ">= 2 (an exact and a logarithmic part)") + f", got {buckets}")
+    max_exact = buckets // 4 if both_sides else buckets // 2
+    if checked_position(max_distance, "max_distance", minimum=1) <= max_exact:
+        raise ValueError(f"max_distance must be more than the {max_exact} exact distances "
+                         f"0..{max_exact - 1} (num_buckets={buckets}), got {max_distance}")
+
+
+def _check_clipped(seq_len: object, max_distance: object) -> None:
+    _check_square(seq_len, f"clipped_relative_positions({seq_len}, {max_distance})")
+    checked_size(max_distance, "max_distance")
+
+
+def _check_table(table: RelativePositionEmbedding) -> None:
+    k = checked_size(table.max_distance, "max_distance")
+    check_table_size((2 * k + 1) * checked_size(table.dim, "dim"), f"{table!r}")
+
+
+def _check_square(seq_len: object, what: str) -> None:
+    """seq_len >= 1, and a (seq_len, seq_len) table `what` that fits in memory."""
+    n = checked_size(seq_len, "seq_len")
+    check_table_size(n * n, what)
+
+
+def _check_queries(table: RelativePositionEmbedding, q: Matrix) -> None:
+    check_type(q, Matrix, "q must be a Matrix of queries, shape (n, d_k)")
+    if q.shape[1] != table.dim:
+        raise ShapeError(f"q has shape {q.shape} but the table's vectors have dim="
+                         f"{table.dim}: each q_i . a_c needs d_k == dim")
