@@ -4,9 +4,9 @@ Read bottom-up, as micrograd's engine.py sits under nn.py: the rules first, then
 the passes that chain them, then the model, then the lab that trains it.
 
     gradients.py   the backward rules, one function each, knowing nothing of a model
-    checks.py      the model's door: what TinyModel accepts, and the sentences it says
     heads.py       several heads, positions as data (position_ids), forward and back
     passes.py      the forward and backward passes of TinyModel, chained from the rules
+    checks.py      the model's door: what TinyModel accepts, and the sentences it says
     generation.py  generating with a KV cache: one new token costs O(n d)
     model.py       TinyModel: embeddings + positions -> attention -> scores; backprop
     lab.py         tasks that need positions, Adam, train(); python -m minipe train

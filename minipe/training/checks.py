@@ -21,15 +21,16 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any, Callable, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Mapping
 
 from minipe.arrays import Matrix
-from minipe.checks import (check_ids, check_table_size, checked_base, checked_flag,
-                           checked_number, checked_position, checked_size)
+from minipe.checks import (check_ids, check_table_size, check_type, checked_base,
+                           checked_flag, checked_number, checked_position, checked_size)
 from minipe.training.gradients import IGNORE
+from minipe.training.passes import Inputs
 from minipe.pipeline import ALIBI_SLOPE, check_settings
 from minipe.relative import alibi_slopes
-from minipe.rotary import check_frequencies, checked_rotary_width
+from minipe.checks import check_frequencies
 
 LARGEST_WEIGHT = 1e30  # dW_q = x^T dq multiplies 6 weights: 1e180, far below 1.8e308
 LARGEST_SCALE = 1e6  # YaRN's is 0.1 ln(factor) + 1, near 1; scores grow with its square
@@ -73,9 +74,8 @@ def checked_model(model: Any, shapes: Callable[[], dict[str, tuple[int, int]]]
 def _check_parameters(parameters: object, shapes: dict[str, tuple[int, int]]) -> None:
     """A model's tables by name: exactly the names of `shapes`, each a Matrix of its shape
     whose numbers are finite and at most LARGEST_WEIGHT in size."""
-    if not isinstance(parameters, Mapping):
-        raise TypeError(f"parameters must be a dict of tables by name, "
-                        f"got {type(parameters).__name__}")
+    check_type(parameters, Mapping, "parameters must be a dict of tables by name")
+    assert isinstance(parameters, Mapping)  # check_type made sure
     extra = sorted(set(parameters) - set(shapes))
     if extra:
         raise ValueError(f"this model has no parameters named {extra}; it has "
@@ -99,18 +99,16 @@ def _checked_rope(model: Any) -> float:
     theta_i if given (one per pair), and a scale in (0, LARGEST_SCALE], returned."""
     head_dim = model.d_model // model.num_heads
     fraction = checked_number(model.rotary_fraction, "rotary_fraction")
-    rotary_dims = fraction * head_dim  # an even whole number, unless 1.0 (just below)
-    if fraction != 1.0 and not (0 < fraction < 1 and rotary_dims % 2 == 0):
+    rotary_dims = fraction * head_dim  # (an odd d_model: check_settings said so, above)
+    if not (0 < fraction <= 1 and rotary_dims % 2 == 0):
         raise ValueError(f"rotary_fraction={model.rotary_fraction!r} of head_dim={head_dim} "
                          f"gives {rotary_dims:g} dimensions to turn; RoPE turns pairs, so it "
                          f"must be a fraction in (0, 1] giving an even whole number, such as "
-                         f"{2 / head_dim:g} (one pair) or 1.0 (all {head_dim})")
-    whole = rotary_dims == model.d_model
-    checked_rotary_width(int(rotary_dims), "d_model" if whole else "head_dim",
-                         "positions='rope'")
+                         f"{2 / head_dim:g} (one pair)"
+                         + (f" or 1.0 (all {head_dim})" if head_dim % 2 == 0 else ""))
     if model.frequencies is not None:
         check_frequencies(model.frequencies, int(rotary_dims) // 2,
-                          "d_model/2" if whole else "rotary_dims/2")
+                          "d_model/2" if rotary_dims == model.d_model else "rotary_dims/2")
     scale = checked_number(model.attention_scale, "attention_scale")
     if not 0 < scale <= LARGEST_SCALE:
         raise ValueError(f"attention_scale multiplies q and k, so it must be a number > 0 "
@@ -135,21 +133,6 @@ def _checked_slopes(slopes: object, num_heads: int) -> tuple[float, ...] | None:
     return checked
 
 
-class Inputs(NamedTuple):
-    """What the door hands the forward pass, one entry per sequence of the batch."""
-
-    sequences: list[list[int]]  # the IDs
-    masks: list[list[list[bool]] | None]  # (n, n): True where query i may attend key j
-    positions: list[list[int]] | None  # position_ids; None: 0 .. n-1 in every sequence
-    one: bool  # one sequence was given (not a batch): the answer is a Matrix
-
-    def each_position(self) -> list[list[int] | None]:
-        """The position_ids of each sequence, or None for 0 .. n-1."""
-        if self.positions is None:
-            return [None] * len(self.sequences)
-        return [pos for pos in self.positions]
-
-
 def checked_inputs(model: Any, ids: object, name: str, attention_mask: object,
                    position_ids: object, *, same_length: bool = False) -> Inputs:
     """One sequence of IDs in 0 .. vocab_size - 1, or a non-empty batch of them; a mask per
@@ -172,54 +155,69 @@ def checked_inputs(model: Any, ids: object, name: str, attention_mask: object,
         raise ValueError(f"the sequences of {name} have {lengths[0]} to {lengths[-1]} tokens; "
                          f"a batch's are padded to one length (Tokenizer.encode_batch), "
                          f"with an attention_mask saying which tokens are padding")
-    masks = None if masks in (None, [None]) else masks
-    positions = None if positions in (None, [None]) else positions
-    for given, each in ((masks, "attention_mask must hold one mask"),
-                        (positions, "position_ids must hold one list")):
-        if given is not None and (not isinstance(given, (list, tuple))
-                                  or len(given) != len(sequences)):
-            raise ValueError(f"{each} per sequence ({len(sequences)}), got {given!r:.60}")
+    tables: list[list[list[bool]] | None] = ([None] * len(sequences) if masks in (None, [None])
+              else _checked_masks(masks, sequences, one))
+    positions = None if positions in (None, [None]) else _checked_positions(positions, sequences,
+                                                                            one)
     rows = model.context_length if model.positions == "learned" else math.inf
     largest_theta = max(model.frequencies or [0.0])
-    tables: list[list[list[bool]] | None] = []
     for b, sequence in enumerate(sequences):
-        n, at = len(sequence), "" if one else f"[{b}]"
-        check_ids(sequence, model.vocab_size, name + at,
+        n, where = len(sequence), name if one else f"{name}[{b}]"
+        check_ids(sequence, model.vocab_size, where,
                   f"is out of range: this model has vocab_size={model.vocab_size}, so")
-        mask = None if masks is None else masks[b]
-        if mask is None:
-            tables.append(None)
-        elif (isinstance(mask, (list, tuple)) and len(mask) == n
-              and all(type(m) in (int, bool) and m in (0, 1) for m in mask)):
-            tables.append([[m == 1 for m in mask]] * n)  # key j: a real token, or padding
-        elif (isinstance(mask, (list, tuple)) and len(mask) == n
-              and all(isinstance(row, (list, tuple)) and len(row) == n
-                      and operator.countOf(map(type, row), bool) == n for row in mask)):
-            tables.append([list(row) for row in mask])
-        else:
-            raise ValueError(f"attention_mask{at} must hold a 0 or 1 per token ({n}: 1 = a "
-                             f"real token, 0 = padding), or an ({n}, {n}) table of True and "
-                             f"False (True where query i may attend key j); got {mask!r:.60}")
-        pos = None if positions is None else positions[b]
-        if pos is not None and (not isinstance(pos, (list, tuple)) or len(pos) != n
-                                or operator.countOf(map(type, pos), int) != n or min(pos) < 0):
-            raise ValueError(f"position_ids{at} must hold one position per token ({n}), each "
-                             f"a whole number >= 0 (positions count from 0); got {pos!r:.60}")
-        last = checked_position(n - 1 if pos is None else max(pos), f"position_ids{at}")
+        last = n - 1 if positions is None else max(positions[b])
         if last >= rows:
-            who = (f"{name}{at} has {n} tokens: its positions" if pos is None
-                   else f"position_ids{at}")
-            raise ValueError(f"{who} go up to {last}, but a learned position table has only "
-                             f"context_length={rows} rows: there is no row for position "
-                             f"{rows if pos is None else last} to look up (its rows "
-                             f"are 0 .. {rows - 1})")
-        check_table_size(n * n, f"the attention weights for {name}{at}, n x n,")
+            who, span = ((f"{where} has {n} tokens", "") if positions is None else
+                         (f"position_ids{where[len(name):]} go up to {last}",
+                          f" (0 .. {rows - 1})"))
+            raise ValueError(f"{who}, but a learned position table has only context_length="
+                             f"{rows} rows{span}: there is no row for position "
+                             f"{rows if positions is None else last} to look up")
+        check_table_size(n * n, f"the attention weights for {where}, n x n,")
         if math.isinf(last * largest_theta):  # the largest angle, pos * theta_i
-            raise ValueError(f"{name}{at} has {n} tokens: position {last} times theta_i = "
+            raise ValueError(f"{where} has {n} tokens: position {last} times theta_i = "
                              f"{largest_theta:g} is past a float's limit (about 1.8e308), so "
                              f"RoPE has no angle to turn by")
-    return Inputs([list(sequence) for sequence in sequences], tables,
-                  None if positions is None else [list(pos) for pos in positions], one)
+    return Inputs([list(sequence) for sequence in sequences], tables, positions, one)
+
+
+def _checked_masks(masks: Any, sequences: Any, one: bool) -> list[list[list[bool]] | None]:
+    """Each mask as the (n, n) table it means: a 0/1 per token hides the keys that are 0
+    (padding) from every query."""
+    _check_one_each(masks, sequences, "attention_mask must hold one mask")
+    tables: list[list[list[bool]] | None] = []
+    for b, (mask, sequence) in enumerate(zip(masks, sequences)):
+        n = len(sequence)
+        if isinstance(mask, (list, tuple)) and len(mask) == n:
+            if all(type(m) in (int, bool) and m in (0, 1) for m in mask):
+                tables.append([[m == 1 for m in mask]] * n)  # key j: a real token, or padding
+                continue
+            if all(isinstance(row, (list, tuple)) and len(row) == n
+                   and operator.countOf(map(type, row), bool) == n for row in mask):
+                tables.append([list(row) for row in mask])
+                continue
+        raise ValueError(f"attention_mask{'' if one else f'[{b}]'} must hold a 0 or 1 per token "
+                         f"({n}: 1 = a real token, 0 = padding), or an ({n}, {n}) table of True "
+                         f"and False (True where query i may attend key j); got {mask!r:.60}")
+    return tables
+
+
+def _checked_positions(positions: Any, sequences: Any, one: bool) -> list[list[int]]:
+    """position_ids: one whole number >= 0 per token, at most 2**53."""
+    _check_one_each(positions, sequences, "position_ids must hold one list")
+    for b, (pos, sequence) in enumerate(zip(positions, sequences)):
+        where, n = "position_ids" if one else f"position_ids[{b}]", len(sequence)
+        if (not isinstance(pos, (list, tuple)) or len(pos) != n
+                or operator.countOf(map(type, pos), int) != n or min(pos) < 0):
+            raise ValueError(f"{where} must hold one position per token ({n}), each a whole "
+                             f"number >= 0 (positions count from 0); got {pos!r:.60}")
+        checked_position(max(pos), where)
+    return [list(pos) for pos in positions]
+
+
+def _check_one_each(given: object, sequences: list[list[int]], each: str) -> None:
+    if not isinstance(given, (list, tuple)) or len(given) != len(sequences):
+        raise ValueError(f"{each} per sequence ({len(sequences)}), got {given!r:.60}")
 
 
 def checked_examples(model: Any, inputs: object, targets: Any, attention_mask: object,
@@ -229,9 +227,7 @@ def checked_examples(model: Any, inputs: object, targets: Any, attention_mask: o
     targets come back as a batch of one."""
     given = checked_inputs(model, inputs, "inputs", attention_mask, position_ids)
     targets = [targets] if given.one else targets
-    if not isinstance(targets, (list, tuple)) or len(targets) != len(given.sequences):
-        raise ValueError(f"targets must be a list with one list per input sequence "
-                         f"({len(given.sequences)}), got {targets!r:.60}")
+    _check_one_each(targets, given.sequences, "targets must be a list with one list")
     allowed = set(range(model.vocab_size)) | {IGNORE}
     for b, (ids, wanted) in enumerate(zip(given.sequences, targets)):
         if not isinstance(wanted, (list, tuple)) or len(wanted) != len(ids):

@@ -31,7 +31,7 @@ from typing import Protocol, Sequence
 
 from minipe.arrays import Matrix
 from minipe.attention import scaled_dot_product_attention
-from minipe.checks import checked_size
+from minipe.checks import check_type, checked_size
 from minipe.training.heads import (alibi_at, columns, position_rows, side_by_side, turned,
                                    turned_back)
 from minipe.training.passes import Model
@@ -159,8 +159,6 @@ def _top(scores: Sequence[float]) -> int:
 
 def _check_eviction(cache: object, sinks: object, window: object) -> None:
     """A KVCache, sinks >= 0 and a window >= 1."""
-    if not isinstance(cache, KVCache):
-        raise TypeError(f"cache must be a KVCache (next_logits returns one), "
-                        f"got {type(cache).__name__}")
+    check_type(cache, KVCache, "cache must be a KVCache (next_logits returns one)")
     checked_size(sinks, "sinks", minimum=0)
     checked_size(window, "window")

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from minipe.arrays import Matrix
-from minipe.checks import check_table_size, checked_number, checked_size
+from minipe.checks import check_table_size, check_type, checked_number, checked_size
 from minipe.training.gradients import IGNORE
 from minipe.training.model import TinyModel
 
@@ -231,8 +231,7 @@ def _checked_run(model: TinyModel, task: str, seq_len: int | None, k: int,
                  **sizes: int) -> int:
     """A TinyModel, and a task it can be asked at T tokens (returned): seq_len, or unless
     given the model's context_length (who-bites-whom's sentences: 6)."""
-    if not isinstance(model, TinyModel):
-        raise TypeError(f"model must be a TinyModel, got {type(model).__name__}")
+    check_type(model, TinyModel, "model must be a TinyModel")
     T = seq_len
     if T is None:
         T = SENTENCE_LENGTH if task == "who-bites-whom" else model.context_length

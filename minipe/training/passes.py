@@ -37,13 +37,12 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from minipe.arrays import Matrix
 from minipe.training.gradients import (broadcast_backward, cross_entropy, lookup_backward,
                               matmul_backward)
 from minipe.training.heads import HeadSettings, HeadsPass, attend, attend_backward, position_rows
-from minipe.training.checks import Inputs
 
 
 class Model(HeadSettings, Protocol):
@@ -79,6 +78,22 @@ class Backprop:
 # Forward: the lines of the module docstring, for a batch of sequences
 
 
+class Inputs(NamedTuple):
+    """A batch as the forward pass reads it, one entry per sequence: what TinyModel's door
+    (minipe/training/checks.py) hands it, checked."""
+
+    sequences: list[list[int]]  # the IDs
+    masks: list[list[list[bool]] | None]  # (n, n): True where query i may attend key j
+    positions: list[list[int]] | None  # position_ids; None: 0 .. n-1 in every sequence
+    one: bool  # one sequence was given (not a batch): the answer is a Matrix
+
+    def each_position(self) -> list[list[int] | None]:
+        """The position_ids of each sequence, or None for 0 .. n-1."""
+        if self.positions is None:
+            return [None] * len(self.sequences)
+        return [pos for pos in self.positions]
+
+
 @dataclass(frozen=True)
 class ForwardPass:
     """What the backward pass reads: the inputs and every intermediate, by name."""
@@ -93,14 +108,15 @@ class ForwardPass:
 def forward(model: Model, given: Inputs) -> ForwardPass:
     weights = model.parameters()
     all_ids = [token_id for ids in given.sequences for token_id in ids]  # (N,): row by row
-    rows_at = [p for ids, pos in zip(given.sequences, given.each_position())
+    positions = given.each_position()  # position_ids, or None for 0 .. n-1, per sequence
+    rows_at = [p for ids, pos in zip(given.sequences, positions)
                for p in (range(len(ids)) if pos is None else pos)]  # (N,): where each row stands
     X = weights["token_embedding"].take(all_ids)  # (N, d): E[ids], all sequences stacked
     if model.positions in ("learned", "sinusoidal"):  # + P[pos]
         X = X + position_rows(model.positions, weights.get("position_embedding"),
                               len(rows_at), model.d_model, model.base, rows_at)
     Q, K, V = X @ weights["W_q"], X @ weights["W_k"], X @ weights["W_v"]  # (N, d) each
-    heads = attend(model, Q, K, V, spans(given.sequences), given.masks, given.each_position(),
+    heads = attend(model, Q, K, V, spans(given.sequences), given.masks, positions,
                    rows_at)  # per head, sequence by sequence (heads.py)
     logits = heads.output @ weights["W_out"]  # (N, vocab_size): h W_out
     return ForwardPass(given, rows_at, X, heads, logits)
@@ -117,7 +133,7 @@ def spans(inputs: list[list[int]]) -> list[tuple[int, int]]:
 
 def backward(model: Model, recorded: ForwardPass, targets: list[list[int]]) -> Backprop:
     weights = model.parameters()
-    flat_targets = [target for wanted in targets for target in wanted]
+    flat_targets = list(itertools.chain.from_iterable(targets))  # (N,): row by row, as x
     loss, d_logits = cross_entropy(recorded.logits, flat_targets)
     d_H, d_W_out = matmul_backward(recorded.heads.output, weights["W_out"], d_logits)
     given = recorded.given
@@ -127,7 +143,7 @@ def backward(model: Model, recorded: ForwardPass, targets: list[list[int]]) -> B
     d_X_k, d_W_k = matmul_backward(X, weights["W_k"], d_K)
     d_X_v, d_W_v = matmul_backward(X, weights["W_v"], d_V)
     d_X = d_X_q + d_X_k + d_X_v  # x feeds all three: their gradients add
-    d_inputs = [d_X[start:stop] for start, stop in spans(given.sequences)]
+    d_inputs = [d_X[start:stop] for start, stop in recorded.heads.spans]  # per sequence
     gradients = {"token_embedding": lookup_backward(given.sequences, d_X, model.vocab_size)}
     if model.positions == "learned" and given.positions is None:
         gradients["position_embedding"] = broadcast_backward(d_inputs, model.context_length)
