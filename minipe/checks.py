@@ -83,6 +83,19 @@ at a time, one angle theta_i per pair, so an odd one would have no partner
     return width
 
 
+def check_frequencies(frequencies: object, pairs: int, width: str = "d/2") -> None:
+    """theta_i given by hand: a Vector of one finite angle > 0 per pair (`pairs` of them,
+    `width` saying where that number comes from, e.g. "d_model/2"). Chapters 5 and 10.
+
+    A Vector is known here by its shape, (pairs,): this module imports nothing of minipe.
+    """
+    if getattr(frequencies, "shape", None) != (pairs,) \
+            or not all(0 < theta < math.inf for theta in frequencies):  # type: ignore[attr-defined]
+        raise ValueError(f"frequencies must be a Vector of {width} = {pairs} finite angles "
+                         f"theta_i > 0, one per pair (rope_frequencies makes them), got "
+                         f"{frequencies!r:.80}")
+
+
 def checked_size(value: object, name: str, minimum: int = 1) -> int:
     """`value` if it is an int >= minimum; else an error naming the argument.
 

@@ -36,8 +36,9 @@ permutation of the d dimensions (a learned W_q, W_k absorbs it).
 the queries and keys rotated between `x @ W` and the scores.
 
 `rotary_thetas(d, base)` is the one place the theta_i are made (chapter 7
-stretches them); `checked_rotary_width` is the one check that a width is even,
-and `check_frequencies` the one check of theta_i given by hand.
+stretches them). The one check that a width is even (`checked_rotary_width`) and
+the one check of theta_i given by hand (`check_frequencies`) live in checks.py,
+since chapters 7-10 need them too; this module passes them on.
 
 Positions are whole numbers a float holds exactly: up to 2**53 (checks.py).
 Past it, two neighbours would share one float and so one angle.
@@ -58,9 +59,9 @@ from minipe.arrays import Matrix, Vector
 from minipe.attention import (
     AttentionResult, BooleanTable, SingleHeadAttention, scaled_dot_product_attention,
 )
-from minipe.checks import (
-    check_choice, check_type, checked_base, checked_position, checked_rotary_width, checked_size,
-)
+from minipe.checks import check_choice, check_type, checked_base, checked_position, checked_size
+from minipe.checks import check_frequencies as check_frequencies  # exported: chapters 7, 10
+from minipe.checks import checked_rotary_width as checked_rotary_width  # exported: chapter 9
 
 LAYOUTS = ("interleaved", "half")
 
@@ -73,7 +74,7 @@ def rotary_thetas(d: int, base: float = 10000.0) -> Vector:
 
     Chapter 7 stretches these; it makes them here, with this one line.
     """
-    _check_thetas(d, base)
+    _checked_thetas(d, base)
     return Vector(_thetas(d, base))
 
 
@@ -172,7 +173,8 @@ class RotaryAttention(SingleHeadAttention):
     base: float = field(default=10000.0, kw_only=True)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "base", _checked_head(self))
+        base = _checked_thetas(self.d_out, self.base, "d_out", "RotaryAttention")
+        object.__setattr__(self, "base", base)
         SingleHeadAttention.__post_init__(self)
 
     def __call__(
@@ -193,24 +195,15 @@ class RotaryAttention(SingleHeadAttention):
 
 
 # ---------------------------------------------------------------------------
-# The door: what RoPE refuses, and the sentences it says (an even width: checks.py's
-# checked_rotary_width, which chapters 7, 9 and 10 call too)
+# The door: what RoPE refuses, and the sentences it says (an even width and theta_i given
+# by hand: checks.py's checked_rotary_width and check_frequencies, which chapters 7-10 call)
 # ---------------------------------------------------------------------------
 
 
-def check_frequencies(frequencies: object, pairs: int, width: str = "d/2") -> None:
-    """theta_i given by hand: a Vector of one finite angle > 0 per pair (`pairs` of them,
-    `width` saying where that number comes from, e.g. "d_model/2"). Chapters 5 and 10."""
-    if not isinstance(frequencies, Vector) or len(frequencies) != pairs \
-            or not all(0 < theta < math.inf for theta in frequencies):
-        raise ValueError(f"frequencies must be a Vector of {width} = {pairs} finite angles "
-                         f"theta_i > 0, one per pair (rope_frequencies makes them), got "
-                         f"{frequencies!r:.80}")
-
-
-def _check_thetas(d: int, base: object) -> None:
-    checked_rotary_width(d)
-    _checked_base_for(d, base)
+def _checked_thetas(d: int, base: object, name: str = "d", who: str = "RoPE") -> float:
+    """An even width d (named `name`, for `who`) and a base for it: the base, as a float."""
+    checked_rotary_width(d, name, who)
+    return _checked_base_for(d, base)
 
 
 def _checked_base_for(d: int, base: object) -> float:
@@ -228,12 +221,6 @@ def _check_pairs(d: int, layout: str) -> None:
     check_choice(layout, LAYOUTS, "layout must be 'interleaved' (pairs x[2i], x[2i+1]: "
                  "RoFormer, GPT-J, Meta's Llama) or 'half' (pairs x[i], x[i + d/2]: GPT-NeoX, "
                  "Hugging Face's rotate_half)", got="; got")
-
-
-def _checked_head(head: RotaryAttention) -> float:
-    """RotaryAttention's d_out even and its base a float: the base."""
-    checked_rotary_width(head.d_out, "d_out", "RotaryAttention")
-    return _checked_base_for(head.d_out, head.base)
 
 
 def _checked_rotary(x: Matrix, base: float, start: int, positions: Sequence[int] | None,
