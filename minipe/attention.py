@@ -266,23 +266,23 @@ def _check_attention(
     if bias is not None:
         check_type(bias, Matrix, f"bias must be a Matrix of shape ({len(q)}, {len(k)}) - one "
                                  f"number per query and key - or None")
-    q_shape, k_shape, v_shape = q.shape, k.shape, v.shape
-    if q_shape[1] != k_shape[1]:
-        raise ShapeError(f"q has shape {q_shape} and k has shape {k_shape}: axis -1 (d_k) has "
-                         f"{q_shape[1]} vs {k_shape[1]}; each score is a dot product q_i . k_j, "
-                         f"so queries and keys need the same width")
+    (n_q, d_k), k_shape, v_shape = q.shape, k.shape, v.shape
+    if d_k != k_shape[1]:
+        raise ShapeError(f"q has shape {q.shape} and k has shape {k_shape}: axis -1 (d_k) has "
+                         f"{d_k} vs {k_shape[1]}; each score is a dot product q_i . k_j, so "
+                         f"queries and keys need the same width")
     if k_shape[0] != v_shape[0]:
         raise ShapeError(f"k has shape {k_shape} and v has shape {v_shape}: axis 0 has "
                          f"{k_shape[0]} vs {v_shape[0]}; every key needs its value")
-    if causal and q_shape[0] != k_shape[0]:
-        raise ShapeError(f"a causal mask needs as many queries as keys, got q {q_shape} and "
+    if causal and n_q != k_shape[0]:
+        raise ShapeError(f"a causal mask needs as many queries as keys, got q {q.shape} and "
                          f"k {k_shape}")
-    if isinstance(bias, Matrix) and bias.shape != (q_shape[0], k_shape[0]):
-        raise ShapeError(f"bias has shape {bias.shape} but the scores have shape ({q_shape[0]}, "
+    if isinstance(bias, Matrix) and bias.shape != (n_q, k_shape[0]):
+        raise ShapeError(f"bias has shape {bias.shape} but the scores have shape ({n_q}, "
                          f"{k_shape[0]}) (queries, keys): B[i, j] is added to score(i, j), so "
                          f"the two shapes must be equal")
     if mask is not None:
-        check_attention_mask(mask, q_shape[0], k_shape[0])
+        check_attention_mask(mask, n_q, k_shape[0])
     _check_magnitudes(q, k, v)
 
 
