@@ -42,9 +42,12 @@ document. chapter 4's scaled_dot_product_attention(..., mask=...) takes it.
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from minipe.checks import check_type
 
 IGNORE_INDEX = -100  # a label no loss counts: PyTorch's cross_entropy ignore_index default
 
@@ -128,64 +131,55 @@ def document_mask(position_ids: Sequence[int]) -> list[list[bool]]:
             for i in range(len(starts))]
 
 
-# The doors' checks, after the ideas they guard.
-def _check_attention_mask(attention_mask: object) -> None:
-    if isinstance(attention_mask, (str, bytes)) or not isinstance(attention_mask, (list, tuple)):
-        raise TypeError(f"attention_mask must be a list of rows, each a list of 1 (a real "
-                        f"token) and 0 (padding), got {type(attention_mask).__name__}")
-    if not attention_mask:
-        raise ValueError("attention_mask is empty; a batch needs at least one row")
-    width = None
+# ---------------------------------------------------------------------------
+# The doors, after the ideas they guard: each list once, with a sentence that teaches
+# ---------------------------------------------------------------------------
+
+
+def _check_attention_mask(attention_mask: Sequence[Sequence[int]]) -> None:
+    check_type(attention_mask, (list, tuple), "attention_mask must be a list of rows, each a list "
+               "of 1 (a real token) and 0 (padding)", empty="attention_mask is empty; a batch "
+               "needs at least one row")
     for b, row in enumerate(attention_mask):
-        if isinstance(row, (str, bytes)) or not isinstance(row, (list, tuple)):
-            raise TypeError(f"attention_mask[{b}] must be a list of 1s and 0s (one row per "
-                            f"text: for one text, wrap it in a list), got {row!r:.40}")
-        if not row:
-            raise ValueError(f"attention_mask[{b}] is empty; every row needs at least one "
-                             f"entry")
-        if width is None:
-            width = len(row)
-        if len(row) != width:
-            raise ValueError(f"attention_mask[{b}] has {len(row)} entries but attention_mask[0] "
-                             f"has {width}: a padded batch is a rectangle, every row padded "
-                             f"to the longest")
-        if operator.countOf(map(type, row), int) != len(row) or not set(row) <= {0, 1}:
-            bad = next(x for x in row if type(x) is not int or x not in (0, 1))
-            raise ValueError(f"attention_mask[{b}] holds {bad!r}: a mask holds 1 (a real "
-                             f"token) and 0 (padding), nothing else")
+        check_type(row, (list, tuple), f"attention_mask[{b}] must be a list of 1s and 0s (one row "
+                   f"per text: for one text, wrap it in a list)", empty=f"attention_mask[{b}] is "
+                   f"empty; every row needs at least one entry")
+        if len(row) != len(attention_mask[0]):
+            raise ValueError(f"attention_mask[{b}] has {len(row)} entries but attention_mask[0] has "
+                             f"{len(attention_mask[0])}: a padded batch is a rectangle, every "
+                             f"row padded to the longest")
+        _check_ints(row, f"attention_mask[{b}]", 1, "a mask holds 1 (a real token) and 0 "
+                                                    "(padding), nothing else")
 
 
-def _check_documents(documents: object) -> None:
-    if isinstance(documents, (str, bytes)) or not isinstance(documents, (list, tuple)):
-        raise TypeError(f"documents must be a list of documents, each a list of int token "
-                        f"IDs, got {type(documents).__name__}")
-    if not documents:
-        raise ValueError("documents is empty; packing needs at least one document")
+def _check_documents(documents: Sequence[Sequence[int]]) -> None:
+    check_type(documents, (list, tuple), "documents must be a list of documents, each a list of "
+               "int token IDs", empty="documents is empty; packing needs at least one document")
     for d, document in enumerate(documents):
-        if isinstance(document, (str, bytes)) or not isinstance(document, (list, tuple)):
-            raise TypeError(f"documents[{d}] must be a list of int token IDs (encode the "
-                            f"text first), got {type(document).__name__}")
-        if not document:
-            raise ValueError(f"documents[{d}] is empty; every document needs a token")
-        if operator.countOf(map(type, document), int) != len(document) or min(document) < 0:
-            bad = next(x for x in document if type(x) is not int or x < 0)
-            raise ValueError(f"documents[{d}] holds {bad!r}: token IDs are ints >= 0")
+        check_type(document, (list, tuple), f"documents[{d}] must be a list of int token IDs "
+                   f"(encode the text first)", empty=f"documents[{d}] is empty; every document "
+                   f"needs a token")
+        _check_ints(document, f"documents[{d}]", math.inf, "token IDs are ints >= 0")
 
 
-def _check_packed_positions(position_ids: object) -> None:
-    if isinstance(position_ids, (str, bytes)) or not isinstance(position_ids, (list, tuple)):
-        raise TypeError(f"position_ids must be one packed sequence's positions, a list of "
-                        f"ints, got {type(position_ids).__name__}")
-    if not position_ids:
-        raise ValueError("position_ids is empty; the mask needs at least one token")
-    for t, position in enumerate(position_ids):
-        if isinstance(position, bool) or not isinstance(position, int):
+def _check_ints(values: Sequence[int], name: str, largest: float, rule: str) -> None:
+    """Every value an int from 0 to `largest`: counted at C speed, read one by one only to
+    name the first that is not."""
+    if operator.countOf(map(type, values), int) != len(values) \
+            or not 0 <= min(values) <= max(values) <= largest:
+        bad = next(x for x in values if type(x) is not int or not 0 <= x <= largest)
+        raise ValueError(f"{name} holds {bad!r}: {rule}")
+
+
+def _check_packed_positions(position_ids: Sequence[int]) -> None:
+    check_type(position_ids, (list, tuple), "position_ids must be one packed sequence's "
+               "positions, a list of ints", empty="position_ids is empty; the mask needs at "
+               "least one token")
+    for t, (position, previous) in enumerate(zip(position_ids, [-1, *position_ids])):
+        if type(position) is not int:
             raise TypeError(f"position_ids[{t}] must be an int position, got {position!r}")
-        if t == 0 and position != 0:
-            raise ValueError(f"position_ids[0] = {position}: a packed sequence begins with a "
-                             f"document, at position 0")
-        previous = position_ids[t - 1] if t else -1
-        if position not in (0, previous + 1):
-            raise ValueError(f"position_ids[{t}] = {position} follows {previous}: packed "
-                             f"positions count 0, 1, 2, ... within a document and restart "
-                             f"at 0 where the next begins (the first must be 0)")
+        if position not in (0, previous + 1):  # previous -1 before the first: it must be 0
+            raise ValueError(f"position_ids[{t}] = {position}" + (
+                f" follows {previous}: packed positions count 0, 1, 2, ... within a document "
+                f"and restart at 0 where the next begins (the first must be 0)" if t else
+                ": a packed sequence begins with a document, at position 0"))

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from minipe.arrays import Vector
-from minipe.checks import checked_position
+from minipe.checks import check_positions, checked_position
 from minipe.context import USES, rope_frequencies
 
 
@@ -62,10 +62,7 @@ def frequency_table(
     an angle the first 100 never showed. The table needs L for every method
     (to count the turns); the methods that read it are given it too.
     """
-    if original_context_length is None:
-        raise ValueError("frequency_table counts each pair's turns inside the original "
-                         "context, so it needs original_context_length (L)")
-    L = checked_position(original_context_length, "original_context_length", 1)
+    L = _checked_length(original_context_length)
     reads_L = "original_context_length" in USES.get(method, ())  # else: only for the table
     thetas, _ = rope_frequencies(
         d, base=base, method=method, factor=factor,
@@ -97,16 +94,8 @@ def decay_bound(distances: Sequence[int], d: int, *, base: float = 10000.0) -> V
 
     It shrinks, with ripples, as r grows: an upper bound, not the score.
     """
+    _check_distances(distances, d, base)
     thetas, _ = rope_frequencies(d, base=base)  # chapter 5: theta_k = base**(-2k/d)
-    if isinstance(distances, (str, bytes)) or not isinstance(distances, Sequence) \
-            or not distances:
-        raise TypeError("distances must be a non-empty list of distances r = n - m (ints)")
-    for r in distances:
-        checked_position(r, "each distance r")
-    farthest = max(distances)
-    if farthest * max(thetas) == math.inf:
-        raise ValueError(f"distance r = {farthest} times theta_0 = {max(thetas):g} is past the "
-                         f"largest float: r * theta_k must stay below about 1.8e308")
     bounds = []
     for r in distances:
         S_j = 0j
@@ -116,3 +105,23 @@ def decay_bound(distances: Sequence[int], d: int, *, base: float = 10000.0) -> V
             total += abs(S_j)
         bounds.append(total / (d // 2))  # (1 / (d/2)) * sum_j |S_j|
     return Vector(bounds)
+
+
+# The door, after the ideas it guards (rope_frequencies' door checks d, base and the method's
+# arguments): what is this part's own, each once.
+def _checked_length(L: object) -> int:
+    """The original context L: the table counts each pair's turns inside it."""
+    if L is None:
+        raise ValueError("frequency_table counts each pair's turns inside the original "
+                         "context, so it needs original_context_length (L)")
+    return checked_position(L, "original_context_length", 1)
+
+
+def _check_distances(distances: Sequence[int], d: int, base: float) -> None:
+    """Distances r, ints 0 .. 2**53, with every r * theta_k a float (rope_frequencies gives
+    theta_k and checks d and base; the largest theta_k is theta_0 = 1 unless base < 1)."""
+    check_positions(distances, "distances", "distances r = n - m (ints)", "each distance r")
+    largest = max(rope_frequencies(d, base=base)[0])
+    if max(distances) * largest == math.inf:
+        raise ValueError(f"distance r = {max(distances)} times theta = {largest:g} is past the "
+                         f"largest float: r * theta_k must stay below about 1.8e308")
