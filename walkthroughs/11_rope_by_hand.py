@@ -13,7 +13,7 @@ import math
 
 from lesson import Lesson
 
-from minipe import Matrix, Vector, apply_rotary, rotary_pairs, sinusoidal_position
+from minipe import Matrix, Vector, allclose, apply_rotary, rotary_pairs, sinusoidal_position
 
 # %% The angles: d = 4, base 10000
 if __name__ == "__main__":
@@ -46,6 +46,7 @@ if __name__ == "__main__":
     rotated = apply_rotary(Matrix([q]), start=pos)[0]  # row 0 stands at position start=2
     print(f"by hand:      {Vector(by_hand)}")
     print(f"apply_rotary: {rotated}")
+    lesson.check("apply_rotary turns q as the pairs worked by hand do", allclose(rotated, by_hand))
     # [-2.2347, 0.0770, 2.9194, 4.0592]
 
 # %% The length stays; adding changes it
@@ -75,6 +76,8 @@ if __name__ == "__main__":
         back[old] = turned[new]
     print(f"interleaved on [1, 3, 2, 4], put back: {Vector(back)}")
     print("The same numbers: the layouts differ only by a permutation of dimensions.")
+    lesson.check("the half layout is the interleaved one on permuted dimensions",
+                 allclose(Vector(back), half))
 
 # %% Only the offset survives in q . k
 if __name__ == "__main__":

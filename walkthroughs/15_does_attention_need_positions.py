@@ -273,6 +273,15 @@ if __name__ == "__main__":
     man_dog = sentence_ids("man", "bites", "dog")  # [0, 1, 5, 0, 2, 8]
     dog_man = sentence_ids("dog", "bites", "man")  # [0, 2, 5, 0, 1, 8]
     print(f"IDs: {man_dog} and {dog_man}: the same bag, in another order")
+    lab_sentences, lab_answers = task_batch("who-bites-whom", len(WORDS), 6, 50, seed=0)
+    lesson.check("the lab's sentences read 'a NOUN VERB a NOUN who?' in these words, and ask "
+                 "for the subject", all(
+                     [WORDS[i] for i in ids] == ["a", WORDS[ids[1]], WORDS[ids[2]], "a",
+                                                 WORDS[ids[4]], "who?"]
+                     and WORDS[ids[1]] in NOUNS and WORDS[ids[4]] in NOUNS
+                     and ids[1] != ids[4] and WORDS[ids[2]] in VERBS
+                     and wanted == [-100] * 5 + [ids[1]]
+                     for ids, wanted in zip(lab_sentences, lab_answers)))
     blind = TinyModel(len(WORDS), d_model, 6, positions="none", seed=0)
     trained_blind = train(blind, "who-bites-whom", steps=30,  # 30 steps x 8 sentences
                           on_step=lesson.progress("no positions", 30)).model

@@ -15,7 +15,7 @@ Run: python walkthroughs/17_gradients_of_positions.py [--step]
 
 from lesson import Lesson
 
-from minipe import Matrix, TinyModel, allclose, task_batch
+from minipe import Matrix, TinyModel, allclose, task_batch, train
 
 # %% A batch, as in lecture 001
 if __name__ == "__main__":
@@ -115,5 +115,10 @@ if __name__ == "__main__":
     lesson.check("rows 0-3 get a gradient and rows 4-7 exactly 0", reached == [0, 1, 2, 3])
     print("them. If training only ever shows 4 tokens, they never move from the")
     print("random numbers they were drawn with (Adam moves a number by a running")
+    short = train(longer, "previous-token", steps=5, seq_len=4).model  # 4 tokens a sequence
+    drawn, moved_to = (model.parameters()["position_embedding"].tolist()
+                       for model in (longer, short))
+    lesson.check("trained on 4 tokens, rows 4-7 never move from where they were drawn (rows "
+                 "0-3 do)", moved_to[4:] == drawn[4:] and moved_to[:4] != drawn[:4])
     print("mean of its gradient, and that stays 0). Lesson 07's learned head, a")
     print("table of 4 rows, cannot even run past position 3.")
