@@ -250,3 +250,18 @@ head, e.g. 0.5
     if not minimum <= number < math.inf:
         raise ValueError(f"{name} must be a finite number >= {minimum:g}, got {number}: {why}")
     return number
+
+
+POSITION_KINDS = ("sinusoidal", "learned", "none", "rope", "alibi")  # run(positions=...), TinyModel
+
+
+def check_settings(d_model: object, positions: object, seed: object, causal: object) -> None:
+    """The settings of a run of the pipeline (chapter 9) and of a model (chapter 10): d_model,
+    seed, causal, and a known kind of positions; an even d_model for RoPE."""
+    checked_size(d_model, "d_model")
+    checked_size(seed, "seed", minimum=0)
+    checked_flag(causal, "causal")
+    check_choice(positions, POSITION_KINDS, f"positions must be one of {', '.join(POSITION_KINDS)}",
+                 got="; got")
+    if positions == "rope":
+        checked_rotary_width(d_model, "d_model", "positions='rope'")

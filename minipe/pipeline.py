@@ -41,15 +41,16 @@ from dataclasses import dataclass
 
 from minipe.arrays import Matrix
 from minipe.attention import AttentionResult, SingleHeadAttention
-from minipe.checks import check_table_size, checked_flag, checked_size
+from minipe.checks import POSITION_KINDS as POSITION_KINDS  # the five kinds, for the commands
+from minipe.checks import check_settings as check_settings  # run()'s, run_batch's, TinyModel's
+from minipe.checks import check_table_size
 from minipe.display import format_matrix, short_list
 from minipe.embedding import Embedding
 from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
 from minipe.relative import alibi_bias
-from minipe.rotary import RotaryAttention, checked_rotary_width
+from minipe.rotary import RotaryAttention
 from minipe.tokenizer import Tokenizer, tokenize
 
-POSITION_KINDS = ("sinusoidal", "learned", "none", "rope", "alibi")
 ALIBI_SLOPE = 0.5  # alibi_slopes(8)[0], the steepest head of 8 (see above)
 WIDTH = 80  # print(trace) fits an 80-column terminal
 DEFAULT_TEXT = "The cat sat on the mat"
@@ -202,14 +203,9 @@ def run(
     >>> held, round(held * BYTES_PER_NUMBER / 1e6), round(held * 8 / 1e6)
     (2064192, 66, 17)
     """
-    tokens = tokenize(text)  # 1. text -> tokens (the door checks text is a str)
-    if not tokens:
-        raise ValueError(f"text {_clip(repr(text), 40)} has no tokens: give some words, like "
-                         f"{DEFAULT_TEXT!r}")
-    check_settings(d_model, positions, seed, causal)
+    _check_run(text, d_model, positions, seed, causal)
+    tokens = tokenize(text)  # 1. text -> tokens
     n = len(tokens)
-    check_table_size(numbers_held(n, d_model, positions),
-                     f"run() on {n:,} tokens at d_model = {d_model}")
     tokenizer = Tokenizer.from_corpus(text)  # the vocabulary: the text's own words, sorted
     token_ids = tokenizer.encode(text)  # 2. tokens -> token IDs
 
@@ -261,13 +257,12 @@ def numbers_held(n: int, d_model: int, positions: str = "sinusoidal") -> int:
     return head_weights + vectors + scores
 
 
-def check_settings(d_model: int, positions: str, seed: int, causal: bool) -> None:
-    """run()'s door: the settings of one run, each with its sentence (run_batch's too)."""
-    checked_size(d_model, "d_model")
-    checked_size(seed, "seed", minimum=0)
-    checked_flag(causal, "causal")
-    if positions not in POSITION_KINDS:
-        raise ValueError(f"positions must be one of {', '.join(POSITION_KINDS)}; "
-                         f"got {positions!r}")
-    if positions == "rope":
-        checked_rotary_width(d_model, "d_model", "positions='rope'")
+# The door, after the idea it guards: the text, the settings, and a trace that fits in memory.
+def _check_run(text: str, d_model: int, positions: str, seed: int, causal: bool) -> None:
+    n = len(tokenize(text))  # tokenize's own door: text must be a str
+    if not n:
+        raise ValueError(f"text {_clip(repr(text), 40)} has no tokens: give some words, like "
+                         f"{DEFAULT_TEXT!r}")
+    check_settings(d_model, positions, seed, causal)
+    check_table_size(numbers_held(n, d_model, positions),
+                     f"run() on {n:,} tokens at d_model = {d_model}")

@@ -31,14 +31,14 @@ from typing import Sequence
 from minipe.arrays import Matrix
 from minipe.attention import SingleHeadAttention, scaled_dot_product_attention
 from minipe.batches import position_ids
-from minipe.checks import check_table_size
+from minipe.checks import check_settings, check_table_size
 from minipe.display import counted, short_list
 from minipe.embedding import Embedding
-from minipe.pipeline import ALIBI_SLOPE, WIDTH, check_settings, numbers_held
+from minipe.pipeline import ALIBI_SLOPE, WIDTH, numbers_held
 from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
 from minipe.relative import alibi_bias_at
 from minipe.rotary import apply_rotary
-from minipe.tokenizer import END_OF_TEXT, Tokenizer
+from minipe.tokenizer import END_OF_TEXT, Tokenizer, tokenize
 
 
 @dataclass(frozen=True, repr=False)
@@ -134,16 +134,10 @@ def run_batch(
     >>> trace.position_ids[1], trace.largest_difference(1, trace.outputs)
     ([0, 1, 2, 3, 4, 0], 0.0)
     """
-    if isinstance(texts, str) or not isinstance(texts, (list, tuple)) or not texts \
-            or not all(isinstance(text, str) for text in texts):
-        raise TypeError(f"texts must be a non-empty list of str, one per row of the batch, "
-                        f"got {texts!r:.60} (for one text, use run)")
-    check_settings(d_model, positions, seed, causal)
+    _check_batch(texts, d_model, positions, seed, causal)
     tokenizer = Tokenizer.from_corpus(" ".join(texts))  # the vocabulary: all the texts' words
-    batch = tokenizer.encode_batch(texts, padding_side=padding_side)  # checks padding_side
+    batch = tokenizer.encode_batch(texts, padding_side=padding_side)  # its door: padding_side
     longest = len(batch.ids[0])
-    check_table_size(len(texts) * numbers_held(longest, d_model, positions),
-                     f"run_batch() on {len(texts)} texts of up to {longest} tokens")
     positions_of = position_ids(batch.attention_mask)  # 0, 1, ... within each text
 
     token_table = Embedding(tokenizer.vocab_size, d_model, seed=seed)
@@ -181,3 +175,15 @@ def run_batch(
         positions=positions, causal=causal, d_model=d_model,
     )
 
+
+# The door, after the idea it guards: the texts, the settings (run's), and memory.
+def _check_batch(texts: Sequence[str], d_model: int, positions: str, seed: int,
+                 causal: bool) -> None:
+    if isinstance(texts, str) or not isinstance(texts, (list, tuple)) or not texts \
+            or not all(isinstance(text, str) for text in texts):
+        raise TypeError(f"texts must be a non-empty list of str, one per row of the batch, "
+                        f"got {texts!r:.60} (for one text, use run)")
+    check_settings(d_model, positions, seed, causal)
+    longest = max(len(tokenize(text)) for text in texts)  # tokens in the longest row
+    check_table_size(len(texts) * numbers_held(longest, d_model, positions),
+                     f"run_batch() on {len(texts)} texts of up to {longest} tokens")
