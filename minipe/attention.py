@@ -282,11 +282,11 @@ def _check_attention(
                          f"{k_shape[0]}) (queries, keys): B[i, j] is added to score(i, j), so "
                          f"the two shapes must be equal")
     if mask is not None:
-        check_attention_mask(mask, n_q, k_shape[0])
+        _check_mask(mask, n_q, k_shape[0])
     _check_magnitudes(q, k, v)
 
 
-def check_attention_mask(mask: BooleanTable, n_q: int, n_k: int) -> None:
+def _check_mask(mask: BooleanTable, n_q: int, n_k: int) -> None:
     """mask must be n_q rows of n_k booleans (or 0/1): mask[i][j] True where query i sees key j.
 
     The one check of a boolean (query, key) table; chapter 8's document_mask
