@@ -58,7 +58,7 @@ def position_ids(attention_mask: Sequence[Sequence[int]]) -> list[list[int]]:
     >>> position_ids([[0, 0, 1, 1, 1], [1, 1, 1, 0, 0]])
     [[0, 0, 0, 1, 2], [0, 1, 2, 0, 0]]
     """
-    _check_attention_mask(attention_mask)
+    _check_rows(attention_mask, "attention_mask")
     result = []
     for mask in attention_mask:
         cumsum = _running_total(mask)  # real tokens up to and including each column
@@ -104,7 +104,7 @@ def pack_documents(documents: Sequence[Sequence[int]]) -> PackedDocuments:
     >>> packed.ids, packed.position_ids, packed.labels
     ([5, 1, 4, 7, 8], [0, 1, 2, 0, 1], [-100, 1, 4, -100, 8])
     """
-    _check_documents(documents)
+    _check_rows(documents, "documents")
     ids: list[int] = []
     positions: list[int] = []
     labels: list[int] = []
@@ -127,8 +127,11 @@ def document_mask(position_ids: Sequence[int]) -> list[list[bool]]:
     starts = []  # starts[t]: the index where token t's document begins
     for t, position in enumerate(position_ids):
         starts.append(t - position)
-    return [[starts[j] == starts[i] and j <= i for j in range(len(starts))]
-            for i in range(len(starts))]
+    mask = []
+    for i, start in enumerate(starts):
+        row = [starts[j] == start and j <= i for j in range(len(starts))]  # i's document, j <= i
+        mask.append(row)
+    return mask  # (n, n)
 
 
 # ---------------------------------------------------------------------------
@@ -136,50 +139,37 @@ def document_mask(position_ids: Sequence[int]) -> list[list[bool]]:
 # ---------------------------------------------------------------------------
 
 
-def _check_attention_mask(attention_mask: Sequence[Sequence[int]]) -> None:
-    check_type(attention_mask, (list, tuple), "attention_mask must be a list of rows, each a list "
-               "of 1 (a real token) and 0 (padding)", empty="attention_mask is empty; a batch "
-               "needs at least one row")
-    for b, row in enumerate(attention_mask):
-        check_type(row, (list, tuple), f"attention_mask[{b}] must be a list of 1s and 0s (one row "
-                   f"per text: for one text, wrap it in a list)", empty=f"attention_mask[{b}] is "
-                   f"empty; every row needs at least one entry")
-        if len(row) != len(attention_mask[0]):
-            raise ValueError(f"attention_mask[{b}] has {len(row)} entries but attention_mask[0] has "
-                             f"{len(attention_mask[0])}: a padded batch is a rectangle, every "
-                             f"row padded to the longest")
-        _check_ints(row, f"attention_mask[{b}]", 1, "a mask holds 1 (a real token) and 0 "
-                                                    "(padding), nothing else")
-
-
-def _check_documents(documents: Sequence[Sequence[int]]) -> None:
-    check_type(documents, (list, tuple), "documents must be a list of documents, each a list of "
-               "int token IDs", empty="documents is empty; packing needs at least one document")
-    for d, document in enumerate(documents):
-        check_type(document, (list, tuple), f"documents[{d}] must be a list of int token IDs "
-                   f"(encode the text first)", empty=f"documents[{d}] is empty; every document "
-                   f"needs a token")
-        _check_ints(document, f"documents[{d}]", math.inf, "token IDs are ints >= 0")
-
-
-def _check_ints(values: Sequence[int], name: str, largest: float, rule: str) -> None:
-    """Every value an int from 0 to `largest`: counted at C speed, read one by one only to
-    name the first that is not."""
-    if operator.countOf(map(type, values), int) != len(values) \
-            or not 0 <= min(values) <= max(values) <= largest:
-        bad = next(x for x in values if type(x) is not int or not 0 <= x <= largest)
-        raise ValueError(f"{name} holds {bad!r}: {rule}")
+def _check_rows(rows: Sequence[Sequence[int]], name: str) -> None:
+    """attention_mask or documents: a non-empty list of non-empty rows of ints from 0 to the
+    largest (the mask's rows all as wide), each row counted at C speed; a row that fails is
+    read one by one, to name its first bad value. The words of each sentence, by argument:"""
+    row_is, holds, entry, hint, largest, rule = {"attention_mask": (
+        "row", "1s and 0s", "entry", "one row per text: for one text, wrap it in a list", 1,
+        "a mask holds 1 (a real token) and 0 (padding), nothing else"), "documents": (
+        "document", "int token IDs", "token", "encode the text first", math.inf,
+        "token IDs are ints >= 0")}[name]
+    check_type(rows, (list, tuple), f"{name} must be a list of {row_is}s, each a list of {holds}",
+               empty=f"{name} is empty; it needs at least one {row_is}")
+    for b, row in enumerate(rows):
+        check_type(row, (list, tuple), f"{name}[{b}] must be a list of {holds} ({hint})",
+                   empty=f"{name}[{b}] is empty; every {row_is} needs at least one {entry}")
+        if name == "attention_mask" and len(row) != len(rows[0]):
+            raise ValueError(f"{name}[{b}] has {len(row)} entries but {name}[0] has {len(rows[0])}"
+                             f": a padded batch is a rectangle, every row padded to the longest")
+        if operator.countOf(map(type, row), int) != len(row) \
+                or not 0 <= min(row) <= max(row) <= largest:
+            bad = next(x for x in row if type(x) is not int or not 0 <= x <= largest)
+            raise ValueError(f"{name}[{b}] holds {bad!r}: {rule}")
 
 
 def _check_packed_positions(position_ids: Sequence[int]) -> None:
     check_type(position_ids, (list, tuple), "position_ids must be one packed sequence's "
-               "positions, a list of ints", empty="position_ids is empty; the mask needs at "
-               "least one token")
+               "positions, a list of ints", empty="position_ids is empty; the mask needs a token")
     for t, (position, previous) in enumerate(zip(position_ids, [-1, *position_ids])):
         if type(position) is not int:
             raise TypeError(f"position_ids[{t}] must be an int position, got {position!r}")
         if position not in (0, previous + 1):  # previous -1 before the first: it must be 0
-            raise ValueError(f"position_ids[{t}] = {position}" + (
-                f" follows {previous}: packed positions count 0, 1, 2, ... within a document "
-                f"and restart at 0 where the next begins (the first must be 0)" if t else
-                ": a packed sequence begins with a document, at position 0"))
+            raise ValueError(f"position_ids[{t}] = {position}" + (f" follows {previous}: packed "
+                             f"positions count 0, 1, 2, ... within a document and restart at 0 "
+                             f"where the next begins" if t else ": a packed sequence begins with "
+                             f"a document, at position 0"))
