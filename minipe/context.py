@@ -131,8 +131,8 @@ class _Stretch:
     factor: float
     L: int  # original_context_length (0 for methods that do not read it)
     seq_len: int  # (0 unless dynamic)
-    slow: float  # beta_slow (YaRN), low_freq_factor (Llama 3.1): fewer turns, divided
-    fast: float  # beta_fast, high_freq_factor: more turns inside L, kept (0 for the others)
+    slow: float  # beta_slow (YaRN), low_freq_factor (Llama 3.1): turning fewer times, divided
+    fast: float  # beta_fast, high_freq_factor: turning more times inside L, kept (others: 0)
     ramp: str
 
 
