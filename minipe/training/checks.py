@@ -24,13 +24,13 @@ import operator
 from typing import Any, Callable, Mapping
 
 from minipe.arrays import Matrix
-from minipe.checks import (check_ids, check_table_size, check_type, checked_base,
-                           checked_flag, checked_number, checked_position, checked_size)
-from minipe.training.gradients import IGNORE
-from minipe.training.passes import Inputs
+from minipe.checks import (check_frequencies, check_ids, check_table_size, check_type,
+                           checked_base, checked_flag, checked_number, checked_position,
+                           checked_size)
 from minipe.pipeline import ALIBI_SLOPE, check_settings
 from minipe.relative import alibi_slopes
-from minipe.checks import check_frequencies
+from minipe.training.gradients import IGNORE
+from minipe.training.passes import Inputs
 
 LARGEST_WEIGHT = 1e30  # dW_q = x^T dq multiplies 6 weights: 1e180, far below 1.8e308
 LARGEST_SCALE = 1e6  # YaRN's is 0.1 ln(factor) + 1, near 1; scores grow with its square
@@ -155,27 +155,27 @@ def checked_inputs(model: Any, ids: object, name: str, attention_mask: object,
         raise ValueError(f"the sequences of {name} have {lengths[0]} to {lengths[-1]} tokens; "
                          f"a batch's are padded to one length (Tokenizer.encode_batch), "
                          f"with an attention_mask saying which tokens are padding")
-    tables: list[list[list[bool]] | None] = ([None] * len(sequences) if masks in (None, [None])
-              else _checked_masks(masks, sequences, one))
-    positions = None if positions in (None, [None]) else _checked_positions(positions, sequences,
-                                                                            one)
+    tables: list[list[list[bool]] | None] = (  # (n, n) per sequence, or None: no mask
+        [None] * len(sequences) if masks in (None, [None])
+        else _checked_masks(masks, sequences, one))
+    positions = (None if positions in (None, [None])
+                 else _checked_positions(positions, sequences, one))
     rows = model.context_length if model.positions == "learned" else math.inf
     largest_theta = max(model.frequencies or [0.0])
     for b, sequence in enumerate(sequences):
-        n, where = len(sequence), name if one else f"{name}[{b}]"
-        check_ids(sequence, model.vocab_size, where,
+        n, at = len(sequence), "" if one else f"[{b}]"  # name[b], or name for one sequence
+        check_ids(sequence, model.vocab_size, name + at,
                   f"is out of range: this model has vocab_size={model.vocab_size}, so")
         last = n - 1 if positions is None else max(positions[b])
         if last >= rows:
-            who, span = ((f"{where} has {n} tokens", "") if positions is None else
-                         (f"position_ids{where[len(name):]} go up to {last}",
-                          f" (0 .. {rows - 1})"))
+            who, span = ((f"{name}{at} has {n} tokens", "") if positions is None else
+                         (f"position_ids{at} go up to {last}", f" (0 .. {rows - 1})"))
             raise ValueError(f"{who}, but a learned position table has only context_length="
                              f"{rows} rows{span}: there is no row for position "
                              f"{rows if positions is None else last} to look up")
-        check_table_size(n * n, f"the attention weights for {where}, n x n,")
+        check_table_size(n * n, f"the attention weights for {name}{at}, n x n,")
         if math.isinf(last * largest_theta):  # the largest angle, pos * theta_i
-            raise ValueError(f"{where} has {n} tokens: position {last} times theta_i = "
+            raise ValueError(f"{name}{at} has {n} tokens: position {last} times theta_i = "
                              f"{largest_theta:g} is past a float's limit (about 1.8e308), so "
                              f"RoPE has no angle to turn by")
     return Inputs([list(sequence) for sequence in sequences], tables, positions, one)
@@ -184,7 +184,7 @@ def checked_inputs(model: Any, ids: object, name: str, attention_mask: object,
 def _checked_masks(masks: Any, sequences: Any, one: bool) -> list[list[list[bool]] | None]:
     """Each mask as the (n, n) table it means: a 0/1 per token hides the keys that are 0
     (padding) from every query."""
-    _check_one_each(masks, sequences, "attention_mask must hold one mask")
+    _check_one_each(masks, sequences, "attention_mask must hold one mask per sequence")
     tables: list[list[list[bool]] | None] = []
     for b, (mask, sequence) in enumerate(zip(masks, sequences)):
         n = len(sequence)
@@ -204,7 +204,7 @@ def _checked_masks(masks: Any, sequences: Any, one: bool) -> list[list[list[bool
 
 def _checked_positions(positions: Any, sequences: Any, one: bool) -> list[list[int]]:
     """position_ids: one whole number >= 0 per token, at most 2**53."""
-    _check_one_each(positions, sequences, "position_ids must hold one list")
+    _check_one_each(positions, sequences, "position_ids must hold one list per sequence")
     for b, (pos, sequence) in enumerate(zip(positions, sequences)):
         where, n = "position_ids" if one else f"position_ids[{b}]", len(sequence)
         if (not isinstance(pos, (list, tuple)) or len(pos) != n
@@ -217,7 +217,7 @@ def _checked_positions(positions: Any, sequences: Any, one: bool) -> list[list[i
 
 def _check_one_each(given: object, sequences: list[list[int]], each: str) -> None:
     if not isinstance(given, (list, tuple)) or len(given) != len(sequences):
-        raise ValueError(f"{each} per sequence ({len(sequences)}), got {given!r:.60}")
+        raise ValueError(f"{each} ({len(sequences)}), got {given!r:.60}")
 
 
 def checked_examples(model: Any, inputs: object, targets: Any, attention_mask: object,
@@ -227,7 +227,7 @@ def checked_examples(model: Any, inputs: object, targets: Any, attention_mask: o
     targets come back as a batch of one."""
     given = checked_inputs(model, inputs, "inputs", attention_mask, position_ids)
     targets = [targets] if given.one else targets
-    _check_one_each(targets, given.sequences, "targets must be a list with one list")
+    _check_one_each(targets, given.sequences, "targets must be a list with one list per input sequence")
     allowed = set(range(model.vocab_size)) | {IGNORE}
     for b, (ids, wanted) in enumerate(zip(given.sequences, targets)):
         if not isinstance(wanted, (list, tuple)) or len(wanted) != len(ids):
