@@ -71,11 +71,10 @@ def checked_model(model: Any, shapes: Callable[[], dict[str, tuple[int, int]]]
     return base, scale, _checked_slopes(model.alibi_slopes, model.num_heads)
 
 
-def _check_parameters(parameters: object, shapes: dict[str, tuple[int, int]]) -> None:
+def _check_parameters(parameters: Any, shapes: dict[str, tuple[int, int]]) -> None:
     """A model's tables by name: exactly the names of `shapes`, each a Matrix of its shape
     whose numbers are finite and at most LARGEST_WEIGHT in size."""
     check_type(parameters, Mapping, "parameters must be a dict of tables by name")
-    assert isinstance(parameters, Mapping)  # check_type made sure
     extra = sorted(set(parameters) - set(shapes))
     if extra:
         raise ValueError(f"this model has no parameters named {extra}; it has "
@@ -133,8 +132,8 @@ def _checked_slopes(slopes: object, num_heads: int) -> tuple[float, ...] | None:
     return checked
 
 
-def checked_inputs(model: Any, ids: object, name: str, attention_mask: object,
-                   position_ids: object, *, same_length: bool = False) -> Inputs:
+def checked_inputs(model: Any, ids: Any, name: str, attention_mask: Any, position_ids: Any, *,
+                   same_length: bool = False) -> Inputs:
     """One sequence of IDs in 0 .. vocab_size - 1, or a non-empty batch of them; a mask per
     token (0/1) or an (n, n) table of booleans per sequence; a position per token, within
     a learned table's rows and small enough that pos * theta_i is a float.
@@ -144,9 +143,8 @@ def checked_inputs(model: Any, ids: object, name: str, attention_mask: object,
     the (n, n) table it means: every query sees the keys that are 1 (real tokens).
     """
     one = isinstance(ids, (list, tuple)) and bool(ids) and not isinstance(ids[0], (list, tuple))
-    batch: tuple[Any, Any, Any] = (([ids], [attention_mask], [position_ids]) if one
-                                        else (ids, attention_mask, position_ids))
-    sequences, masks, positions = batch
+    sequences, masks, positions = (([ids], [attention_mask], [position_ids]) if one
+                                   else (ids, attention_mask, position_ids))
     if not isinstance(sequences, (list, tuple)) or not sequences:
         raise TypeError(f"{name} must be a sequence of IDs or a non-empty list of them, "
                         f"got {ids!r:.60}")

@@ -25,6 +25,7 @@ bottom of this file. Each is tested alone against central finite differences
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Sequence
 
@@ -124,7 +125,7 @@ def lookup_backward(ids: Sequence[Sequence[int]], d_X: Matrix, vocab_size: int) 
     every sequence of `ids`, one after another.
     """
     _check_lookup(ids, d_X)
-    all_ids = [token_id for sequence in ids for token_id in sequence]  # one after another
+    all_ids = itertools.chain.from_iterable(ids)  # every sequence's IDs, one after another
     d_E = [[0.0] * d_X.shape[1] for _ in range(vocab_size)]
     for token_id, d_x in zip(all_ids, d_X.rows):
         d_E[token_id] = [total + part for total, part in zip(d_E[token_id], d_x)]

@@ -107,7 +107,7 @@ class ForwardPass:
 
 def forward(model: Model, given: Inputs) -> ForwardPass:
     weights = model.parameters()
-    all_ids = [token_id for ids in given.sequences for token_id in ids]  # (N,): row by row
+    all_ids = list(itertools.chain.from_iterable(given.sequences))  # (N,): row by row
     positions = given.each_position()  # position_ids, or None for 0 .. n-1, per sequence
     rows_at = [p for ids, pos in zip(given.sequences, positions)
                for p in (range(len(ids)) if pos is None else pos)]  # (N,): where each row stands
