@@ -225,7 +225,8 @@ def checked_examples(model: Any, inputs: object, targets: Any, attention_mask: o
     targets come back as a batch of one."""
     given = checked_inputs(model, inputs, "inputs", attention_mask, position_ids)
     targets = [targets] if given.one else targets
-    _check_one_each(targets, given.sequences, "targets must be a list with one list per input sequence")
+    _check_one_each(targets, given.sequences,
+                    "targets must be a list with one list per input sequence")
     allowed = set(range(model.vocab_size)) | {IGNORE}
     for b, (ids, wanted) in enumerate(zip(given.sequences, targets)):
         if not isinstance(wanted, (list, tuple)) or len(wanted) != len(ids):
