@@ -35,7 +35,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from minipe.arrays import Matrix
-from minipe.checks import check_table_size, check_type, checked_number, checked_size
+from minipe.checks import (check_choice, check_table_size, check_type, checked_number,
+                           checked_size)
 from minipe.training.gradients import IGNORE
 from minipe.training.model import TinyModel
 
@@ -242,8 +243,7 @@ def _checked_run(model: TinyModel, task: str, seq_len: int | None, k: int,
 def _check_task(task: str, vocab_size: int, seq_len: int, k: int, **sizes: int) -> None:
     """A task of TASKS that vocab_size token kinds and seq_len tokens can hold; every size
     an int >= 1 (a seed >= 0)."""
-    if task not in TASKS:
-        raise ValueError(f"task must be one of {', '.join(TASKS)}; got {task!r}")
+    check_choice(task, TASKS, f"task must be one of {', '.join(TASKS)}", got="; got")
     for name, size in dict(vocab_size=vocab_size, seq_len=seq_len, k=k, **sizes).items():
         checked_size(size, name, minimum=0 if name == "seed" else 1)
     if task == "who-bites-whom" and seq_len != SENTENCE_LENGTH:

@@ -86,7 +86,7 @@ class TinyModel:
         if self.positions == "rope" and self.frequencies is None:
             object.__setattr__(self, "frequencies", rotary_thetas(self._rotary_dims(), base))
         if self.positions == "alibi" and slopes is None:
-            slopes = self._papers_slopes()
+            slopes = self._default_slopes()
         object.__setattr__(self, "base", base)
         object.__setattr__(self, "weights", own)
         object.__setattr__(self, "attention_scale", scale)
@@ -101,7 +101,7 @@ class TinyModel:
         """The columns of each head RoPE turns, theta_i = base**(-2i/rotary_dims)."""
         return int(self.rotary_fraction * self.head_dim)
 
-    def _papers_slopes(self) -> tuple[float, ...]:
+    def _default_slopes(self) -> tuple[float, ...]:
         """ALiBi's m per head unless given: the pipeline's 1/2 for one head (chapter 9),
         alibi_slopes(h) for h (the paper's)."""
         if self.num_heads == 1:
@@ -248,6 +248,6 @@ class TinyModel:
         if self.frequencies is not None and stretched:
             text += (f", frequencies={self.frequencies!r}, "
                      f"attention_scale={self.attention_scale:.5g}")
-        if self.alibi_slopes is not None and self.alibi_slopes != self._papers_slopes():
+        if self.alibi_slopes is not None and self.alibi_slopes != self._default_slopes():
             text += f", alibi_slopes={self.alibi_slopes!r}"
         return text + ")"
