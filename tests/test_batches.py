@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import minipe_command
+from commands import minipe
 
 from minipe import (
     Embedding,
@@ -268,8 +268,8 @@ def test_run_batch_mistakes() -> None:
 
 
 def _command(*args: str) -> subprocess.CompletedProcess[str]:
-    """`python -m minipe ARGS` from the clone, once a session (conftest.py)."""
-    return minipe_command(*args)
+    """`python -m minipe ARGS` from the clone, once a session (tests/commands.py)."""
+    return minipe(*args)
 
 
 def test_the_command_shows_a_padded_batch_and_refuses_what_does_not_fit() -> None:

@@ -1,24 +1,30 @@
 """The timing script still runs, and its library and baseline results still agree.
 
 (Timings are never asserted here: they live in benchmarks/README.md.) Each script runs
-in its quick mode, once per session (conftest.py's BENCHMARKS, often in the background).
+in its quick mode, once per session (tests/commands.py).
 """
 
 from __future__ import annotations
 
 import importlib
 import re
+import subprocess
 import sys
-from pathlib import Path
 from types import ModuleType
 
-from conftest import BENCHMARKS, LESSONS, benchmark, plain_run, run, seconds
+import pytest
+from commands import LESSONS, ROOT, ran
 
-ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.slow
+
+
+def benchmark(name: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`python benchmarks/NAME ARGS` from the clone, once a session."""
+    return ran(str(ROOT / "benchmarks" / name), *args)
 
 
 def test_bench_core_quick_runs_and_agrees() -> None:
-    done = run(BENCHMARKS["bench_core"])  # bench_core.py --quick
+    done = benchmark("bench_core.py", "--quick")
     assert done.returncode == 0, done.stdout + done.stderr
     for job in ["sinusoidal_encoding", "@", "SingleHeadAttention"]:
         assert job in done.stdout
@@ -35,15 +41,18 @@ def _bench_walkthroughs() -> ModuleType:
 
 def test_bench_walkthroughs_times_every_lesson() -> None:
     # the script end to end, on one lesson (--only 01_text_to_ids.py --repeats 1) ...
-    done = run(BENCHMARKS["bench_walkthroughs"])
+    done = benchmark("bench_walkthroughs.py", "--repeats", "1",
+                     "--only", "01_text_to_ids.py")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "01_text_to_ids.py" in done.stdout and "starting Python alone" in done.stdout
-    # ... and its table for every lesson, from the lesson runs this session already timed
+    # ... and its table for every lesson, a row each: 3 s is over lesson 01's budget (2 s,
+    # it trains nothing), within lesson 15's (5 s, it trains)
     bench_walkthroughs = _bench_walkthroughs()
     assert bench_walkthroughs.lessons() == LESSONS  # what it times without --only
-    table = "\n".join(bench_walkthroughs.row(path, seconds(plain_run(path))) for path in LESSONS)
+    rows = {path.name[:2]: bench_walkthroughs.row(path, 3.0) for path in LESSONS}
     for path in (ROOT / "walkthroughs").glob("[0-9][0-9]_*.py"):
-        assert path.name in table
+        assert rows[path.name[:2]].startswith(path.name + " ")
+    assert rows["01"].endswith(" 3.000 s  of 2 s  OVER") and rows["15"].endswith(" of 5 s  ok")
 
 
 def test_every_lesson_with_the_training_budget_exists() -> None:
@@ -55,7 +64,7 @@ def test_every_lesson_with_the_training_budget_exists() -> None:
 
 def test_bench_steps_reaches_every_landmark() -> None:
     # --strict exits 1 if a landmark line is never reached: a renamed line would show here
-    done = run(BENCHMARKS["bench_steps"])  # bench_steps.py --strict --guards
+    done = benchmark("bench_steps.py", "--strict", "--guards")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "not reached" not in done.stdout
     for chapter in ["tokenizer.py", "attention.py", "batches.py", "pipeline.py", "heads.py",
@@ -65,7 +74,7 @@ def test_bench_steps_reaches_every_landmark() -> None:
 
 def test_bench_generate_quick_runs_and_agrees() -> None:
     # exit 2 if the cached step's logits differ from the full pass's last row
-    done = run(benchmark("bench_generate.py", "--quick"))
+    done = benchmark("bench_generate.py", "--quick")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "cached step's logits equal the full pass's last row: True" in done.stdout
     rows = re.findall(r"^ +(\d+) +[\d.]+ +[\d.]+$", done.stdout, flags=re.MULTILINE)
@@ -73,7 +82,7 @@ def test_bench_generate_quick_runs_and_agrees() -> None:
 
 
 def test_bench_printing_quick_runs() -> None:
-    done = run(BENCHMARKS["bench_printing"])  # bench_printing.py --quick
+    done = benchmark("bench_printing.py", "--quick")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "print(trace)" in done.stdout
 
@@ -81,7 +90,7 @@ def test_bench_printing_quick_runs() -> None:
 def test_bench_table_quick_runs_and_agrees() -> None:
     # a 500 x 16 token table (GPT-2's 50,257 x 768 only by hand): exit 2 if the lookup and
     # its baseline disagree
-    done = run(benchmark("bench_table.py", "--quick"))
+    done = benchmark("bench_table.py", "--quick")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "build: Embedding(500, 16)" in done.stdout and "lookup:" in done.stdout
     # the floor of pure Python's memory: a float object and a pointer, worked by hand
@@ -90,7 +99,7 @@ def test_bench_table_quick_runs_and_agrees() -> None:
 
 def test_bench_train_quick_runs_and_agrees() -> None:
     # exit 2 if minipe's loss and gradients differ from the plain loop's, for any kind
-    done = run(BENCHMARKS["bench_train"])  # bench_train.py --quick
+    done = benchmark("bench_train.py", "--quick")
     assert done.returncode == 0, done.stdout + done.stderr
     for kind in ["none", "learned", "sinusoidal", "rope", "alibi"]:
         assert kind in done.stdout

@@ -1,7 +1,7 @@
 """The book (`python -m minipe book`) and the lessons' notebooks (issue 20).
 
-The book is built here from the lessons' shared --svg runs (conftest's
-book_runs), not by running every lesson again. Every page is parsed with
+The book is built here from the lessons' runs the other tests share
+(tests/commands.py's lesson_with_figures), not by running every lesson again. Every page is parsed with
 html.parser: its links and anchors must resolve inside the book or to a file
 of the clone, and nothing may load from anywhere. The expected values come
 from the runs themselves (what a lesson printed, the figure files it wrote),
@@ -20,21 +20,27 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from conftest import book_runs
+from commands import FIGURES, LESSONS, ROOT, lesson_with_figures
 
 from minipe.book import LessonRun, build_book, lesson_notebooks
 from minipe.book.literate import sections
 from minipe.book.sources import chapter_order, lesson_paths, read_lesson
 
-ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "build" / "test-book"  # git ignores build/
 FIGURE_LINE = "   [figure written: "
 
 
 @pytest.fixture(scope="session")
 def runs() -> dict[str, LessonRun]:
-    return {stem: LessonRun(stdout, figures if figures.is_dir() else None)
-            for stem, (stdout, figures) in book_runs().items()}
+    """Every lesson's one run this session, by stem: what it printed, and the directory its
+    figures went into (None if it drew nothing)."""
+    found = {}
+    for path in LESSONS:
+        done = lesson_with_figures(path)
+        assert done.returncode == 0, done.stderr
+        figures = FIGURES / path.stem
+        found[path.stem] = LessonRun(done.stdout, figures if figures.is_dir() else None)
+    return found
 
 
 @pytest.fixture(scope="session")
@@ -89,6 +95,7 @@ def pages(book: Path) -> dict[Path, Page]:
     return {path: Page(path) for path in sorted(book.rglob("*.html"))}
 
 
+@pytest.mark.slow
 def test_every_link_and_anchor_resolves_and_nothing_loads_from_outside(
         book: Path, pages: dict[Path, Page]) -> None:
     parsed = pages
@@ -114,6 +121,7 @@ def test_every_link_and_anchor_resolves_and_nothing_loads_from_outside(
                 assert fragment in parsed[where].ids, f"{path.name}: no #{fragment} there"
 
 
+@pytest.mark.slow
 def test_every_module_has_a_page_in_the_readmes_order(book: Path) -> None:
     modules = sorted(ROOT.glob("minipe/**/*.py"))
     expected_pages = len(modules) - 1  # minipe/__init__.py is the package, not a chapter
@@ -128,6 +136,7 @@ def test_every_module_has_a_page_in_the_readmes_order(book: Path) -> None:
     assert [name for name in listed if name in mapped] == mapped  # in the map's order
 
 
+@pytest.mark.slow
 def test_a_chapter_links_to_its_lessons_and_back(book: Path, pages: dict[Path, Page]) -> None:
     # walkthroughs/01_text_to_ids.py imports one name from minipe: Tokenizer, which
     # minipe/__init__.py takes from minipe/tokenizer.py.
@@ -144,6 +153,7 @@ def test_a_chapter_links_to_its_lessons_and_back(book: Path, pages: dict[Path, P
     assert "../../../minipe/positional.py#L35" in positional.links
 
 
+@pytest.mark.slow
 def test_every_lesson_page_shows_what_it_printed_and_every_figure(
         book: Path, pages: dict[Path, Page], runs: dict[str, LessonRun]) -> None:
     for stem, run in runs.items():
@@ -160,6 +170,7 @@ def test_every_lesson_page_shows_what_it_printed_and_every_figure(
         assert page.svgs == len(drawn), stem
 
 
+@pytest.mark.slow
 def test_the_same_runs_give_the_same_bytes(book: Path, runs: dict[str, LessonRun]) -> None:
     again = ROOT / "build" / "test-book-again"
     shutil.rmtree(again, ignore_errors=True)
@@ -171,6 +182,8 @@ def test_the_same_runs_give_the_same_bytes(book: Path, runs: dict[str, LessonRun
         assert str(ROOT).encode() not in text  # no absolute path
 
 
+@pytest.mark.slow
+@pytest.mark.slow
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason=(
     "the committed notebooks hold what the lessons print on 3.10 and 3.11; from 3.12 on, "
     "math.sumprod rounds some last bits differently (lesson 08's 1.1e-16 reads 2.2e-16)"))
@@ -290,12 +303,13 @@ def test_the_command_refuses_a_file_for_dir(tmp_path: Path) -> None:
         assert "running" not in done.stderr  # no lesson ran
 
 
-def test_a_missing_run_is_named(runs: dict[str, LessonRun]) -> None:
-    fewer = {stem: run for stem, run in runs.items() if stem != "01_text_to_ids"}
+def test_a_missing_run_is_named() -> None:
+    fewer = {path.stem: LessonRun("", None) for path in LESSONS if path.stem != "01_text_to_ids"}
     with pytest.raises(ValueError, match="runs has none for 01_text_to_ids"):
         build_book(ROOT / "build" / "test-book-missing", fewer)
 
 
+@pytest.mark.slow
 def test_the_lessons_helper_has_a_page_that_each_lesson_links(book: Path) -> None:
     # walkthroughs/01_text_to_ids.py's line 12 is `from lesson import Lesson`: its page links
     # the helper's page, and so does the index (the sentence above the lessons' table)
@@ -316,6 +330,7 @@ def test_a_module_the_map_leaves_out_comes_before_its_first_importer() -> None:
     assert max(at.values()) < order.index("exercises")
 
 
+@pytest.mark.slow
 def test_a_table_cell_carries_its_columns_name_and_a_function_is_named(book: Path) -> None:
     # the README's chapter map has the header | # | module | what it teaches | ...: on a
     # narrow screen each cell shows its column's name (data-label)

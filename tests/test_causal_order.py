@@ -7,7 +7,7 @@ token i averages over tokens 0..i only, so what it sees depends on i.
 
 from __future__ import annotations
 
-from conftest import minipe_command
+from commands import minipe
 
 from minipe import Matrix, allclose, run, scaled_dot_product_attention
 
@@ -62,7 +62,7 @@ def test_the_trace_does_not_call_masked_attention_blind() -> None:
 
 
 def test_help_says_the_mask_lets_order_in() -> None:
-    done = minipe_command("--help")  # from the clone, once a session (conftest.py)
+    done = minipe("--help")  # from the clone, once a session (tests/commands.py)
     assert done.returncode == 0, done.stderr
     words = " ".join(done.stdout.split())  # argparse wraps the help text
     assert "blind to word order - unless --causal, whose mask alone lets order in" in words

@@ -12,7 +12,7 @@ import statistics
 from pathlib import Path
 
 import pytest
-from conftest import lesson_output
+from commands import lesson_with_figures
 
 from minipe import (
     Batch,
@@ -180,8 +180,8 @@ def test_the_variance_of_q_dot_k_is_d_k(d_k: int) -> None:
 
 
 def lesson_13_output() -> str:
-    # `python walkthroughs/13_inside_attention.py`, run once a session (conftest.py)
-    done = lesson_output(ROOT / "walkthroughs" / "13_inside_attention.py")
+    # the lesson's one run this session (tests/commands.py): it draws no figure
+    done = lesson_with_figures(ROOT / "walkthroughs" / "13_inside_attention.py")
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -230,7 +230,7 @@ def test_the_tutorials_exp_log_frequency_is_one_over_the_denominator(d_model: in
 
 
 def test_lesson_04_shows_the_two_forms_agree_to_rounding() -> None:
-    done = lesson_output(ROOT / "walkthroughs" / "04_sinusoidal_by_hand.py")  # once a session
+    done = lesson_with_figures(ROOT / "walkthroughs" / "04_sinusoidal_by_hand.py")  # its run
     gaps = [float(line.rsplit(":", 1)[1]) for line in done.stdout.splitlines()
             if "largest difference" in line or "against minipe's" in line]
     assert len(gaps) == 2
@@ -277,6 +277,7 @@ def test_a_per_sequence_vector_needs_a_new_axis() -> None:
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # trains 300 steps
 def test_the_readme_says_what_who_bites_whom_reaches_without_positions() -> None:
     """The README's numbers, from the model `python -m minipe train --task who-bites-whom
     --positions none` trains (its defaults: d_model 8, seed 0, 300 steps x 8), checked by

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import minipe_command
+from commands import ran
 
 import minipe
 from minipe.__main__ import main
@@ -29,8 +29,8 @@ WALKTHROUGHS = ROOT / "walkthroughs"
 
 
 def _command(*args: str) -> subprocess.CompletedProcess[str]:
-    """`python -m minipe ARGS` from the clone, once a session (conftest.py)."""
-    return minipe_command(*args)
+    """`python -m minipe ARGS` from the clone, once a session (tests/commands.py)."""
+    return ran("-m", "minipe", *args)
 
 
 def _python(script: str) -> subprocess.CompletedProcess[str]:
@@ -41,6 +41,7 @@ def _python(script: str) -> subprocess.CompletedProcess[str]:
 
 # --- python -m minipe train ---------------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_command_trains_and_reports_t_and_2t() -> None:
     done = _command("train", "--positions", "rope", "--steps", "40")
     assert done.returncode == 0 and done.stderr == ""

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import lesson_output
+from commands import lesson_with_figures
 
 from minipe import (
     Embedding,
@@ -202,6 +202,7 @@ def _right_by_position(model: TinyModel, seq_len: int) -> list[int]:
     return right
 
 
+@pytest.mark.slow  # trains 200 steps
 def test_e11_a_sinusoidal_head_does_not_carry_past_its_training_length() -> None:
     # Lesson 07's head: trained on 4 tokens (200 steps x 8), scored on 64 sequences of 8.
     # Positions 1-3 are what it trained on; 4-7 are new. A guess among 5 kinds gets 1/5.
@@ -272,12 +273,13 @@ def test_the_readme_table_has_exactly_the_checked_rows() -> None:
     assert checks == set(ROWS)  # and each row has its test above
 
 
+@pytest.mark.slow  # runs the lessons that point to a row, two of which train
 def test_every_lesson_pointer_names_a_row_and_every_row_is_pointed_to() -> None:
     printed: dict[str, set[str]] = {name: set() for name in ROWS}
     for path in sorted(WALKTHROUGHS.glob("[0-9][0-9]_*.py")):
         if "errata E" not in path.read_text():
             continue
-        done = lesson_output(path)  # `python path`, run once this session (conftest.py)
+        done = lesson_with_figures(path)  # its one run this session (tests/commands.py)
         assert done.returncode == 0, done.stderr
         for name in re.findall(r"errata (E\d+)", done.stdout):
             assert name in ROWS, f"{path.name} points to errata {name}, which is not a row"

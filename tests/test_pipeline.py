@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import minipe_command
+from commands import minipe
 
 from minipe import (
     Embedding,
@@ -23,8 +20,6 @@ from minipe import (
 )
 from minipe.__main__ import main
 from minipe.pipeline import ALIBI_SLOPE
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_every_stage_is_kept() -> None:
@@ -129,20 +124,15 @@ def test_cli_rejects_bad_options_with_a_message(capsys: pytest.CaptureFixture[st
 
 
 def test_python_dash_m_minipe_runs_from_the_clone() -> None:
-    done = subprocess.run([sys.executable, "-m", "minipe"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
+    done = minipe()  # `python -m minipe` from the clone, once a session (tests/commands.py)
     assert done.returncode == 0, done.stderr
     assert "text: 'The cat sat on the mat'" in done.stdout
     assert "7. attention output = weights @ V, shape (6, 8)" in done.stdout
     assert max(len(line) for line in done.stdout.splitlines()) <= 80
-    # the other tests read their commands from one interpreter that runs them in turn
-    # (conftest's MODULE_RUNS): there, this one prints what it prints alone
-    shared = minipe_command()
-    assert (shared.returncode, shared.stdout, shared.stderr) == (0, done.stdout, done.stderr)
 
 
 def test_help_explains_every_option() -> None:
-    done = minipe_command("--help")  # from the clone, once a session (conftest.py)
+    done = minipe("--help")  # from the clone, once a session (tests/commands.py)
     assert done.returncode == 0
     for option in ["--d-model", "--positions", "--seed", "--causal", "sinusoidal", "learned",
                    "rope", "alibi"]:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import module_command
+from commands import ran
 
 from minipe import Matrix, ShapeError, run, sinusoidal_encoding
 from minipe.plot import (
@@ -521,9 +521,9 @@ def test_write_svg_wants_svg_text(tmp_path: Path) -> None:
 # --- python -m minipe.plot -------------------------------------------------------------------
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    """`python -m minipe.plot ARGS` from the clone, NO_COLOR set, once a session (conftest's
-    module_command: two tests read `curves --help`)."""
-    return module_command("minipe.plot", *args)
+    """`python -m minipe.plot ARGS` from the clone, NO_COLOR set, once a session
+    (tests/commands.py: two tests read `curves --help`)."""
+    return ran("-m", "minipe.plot", *args, env=(("NO_COLOR", ""),))
 
 
 def cli_here(*args: str) -> subprocess.CompletedProcess[str]:
