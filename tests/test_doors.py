@@ -14,6 +14,14 @@ How the lines are counted (the same rule for every file):
   above it whose body only raises, wherever they stand;
 - teaching lines: every other code line.
 
+Two totals. The chapters' own files together (`MOST_TOGETHER`): on the morning this
+issue began (commit 6916208) they held 571 checking lines for 1,202 teaching, 0.475.
+And everything that checks, the chapters' doors with the door modules
+(minipe/training/checks.py) and the shared checks (minipe/checks.py), every code line
+of those two modules counted as checking (`MOST_WITH_THE_DOORS`): 856 for 1,202 that
+morning, 0.71. The first says the chapters read as ideas; the second that their checks
+were consolidated, not only moved out of sight into a door module.
+
 Run it as a script to see the table: python tests/test_doors.py
 """
 
@@ -21,7 +29,6 @@ from __future__ import annotations
 
 import ast
 import re
-import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "minipe"
@@ -29,11 +36,12 @@ CHAPTERS = ["tokenizer", "embedding", "positional", "attention", "rotary", "rela
             "context", "wavelengths", "batches", "pipeline", "pipeline_batch",
             "training/gradients", "training/heads", "training/passes", "training/generation",
             "training/model", "training/lab"]  # 1-10, in reading order
-DOOR_MODULES = ["training/checks"]  # chapter 10's door: all of it counts as checking
+DOOR_MODULES = ["training/checks", "checks"]  # chapter 10's door, the shared checks
 DOOR = re.compile(r"^_?check")  # check_..., checked_..., _check_..., _checked_...
 
 MOST_PER_TEACHING_LINE = 0.8  # in any one chapter file
-MOST_TOGETHER = 0.45  # the chapters and the door modules together, per teaching line
+MOST_TOGETHER = 0.45  # the chapters' files together, per teaching line (0.475 before)
+MOST_WITH_THE_DOORS = 0.68  # and with the door modules' every line (0.71 before)
 MOST_IN_THE_FIRST_HALF = 0.20  # of a chapter's code lines, before the reader meets its idea
 
 
@@ -96,13 +104,28 @@ def test_each_chapter_checks_less_than_it_teaches() -> None:
             f"{module}.py: {checking} checking lines for {teaching} teaching lines")
 
 
-def test_the_chapters_together_check_less_than_half_as_much_as_they_teach() -> None:
-    checking = teaching = 0
-    for module in CHAPTERS + DOOR_MODULES:
+def _totals() -> tuple[int, int, int]:
+    """(the chapters' checking lines, their teaching lines, the door modules' code lines)."""
+    checking = teaching = doors = 0
+    for module in CHAPTERS:
         c, t, _ = ratios(module)
-        checking, teaching = checking + c, teaching + (t if module in CHAPTERS else 0)
-        checking += t if module in DOOR_MODULES else 0  # a door module's every line checks
+        checking, teaching = checking + c, teaching + t
+    for module in DOOR_MODULES:
+        c, t, _ = ratios(module)
+        doors += c + t  # a door module's every line checks
+    return checking, teaching, doors
+
+
+def test_the_chapters_together_check_less_than_half_as_much_as_they_teach() -> None:
+    checking, teaching, _ = _totals()
     assert checking <= MOST_TOGETHER * teaching, f"{checking} checking, {teaching} teaching"
+
+
+def test_the_checks_were_consolidated_not_only_moved_into_a_door_module() -> None:
+    checking, teaching, doors = _totals()
+    assert checking + doors <= MOST_WITH_THE_DOORS * teaching, (
+        f"{checking} checking lines in the chapters and {doors} in the door modules, "
+        f"for {teaching} teaching lines")
 
 
 def test_each_chapter_opens_on_its_idea() -> None:
@@ -168,15 +191,15 @@ def test_the_shared_checks_are_shared() -> None:
 
 def main() -> None:
     print(f"{'chapter':<22}{'checking':>9}{'teaching':>9}{'per line':>9}{'1st half':>9}")
-    checking = teaching = 0
-    for module in CHAPTERS + DOOR_MODULES:
+    for module in CHAPTERS:
         c, t, share = ratios(module)
-        if module in DOOR_MODULES:
-            c, t = c + t, 0
-        checking, teaching = checking + c, teaching + t
-        per = f"{c / t:9.2f}" if t else f"{'door':>9}"
-        print(f"{module + '.py':<22}{c:>9}{t:>9}{per}{share:>9.0%}")
-    print(f"{'together':<22}{checking:>9}{teaching:>9}{checking / teaching:9.2f}")
+        print(f"{module + '.py':<22}{c:>9}{t:>9}{c / t:9.2f}{share:>9.0%}")
+    checking, teaching, doors = _totals()
+    print(f"{'the chapters':<22}{checking:>9}{teaching:>9}{checking / teaching:9.2f}"
+          f"   (at most {MOST_TOGETHER})")
+    print(f"{'with the door modules':<22}{checking + doors:>9}{teaching:>9}"
+          f"{(checking + doors) / teaching:9.2f}   (at most {MOST_WITH_THE_DOORS}: "
+          f"{', '.join(m + '.py' for m in DOOR_MODULES)})")
 
 
 if __name__ == "__main__":
