@@ -64,8 +64,8 @@ def test_the_pdb_recipe_for_one_backward_step_runs_as_written() -> None:
     assert "***" not in done.stdout, done.stdout  # no command failed
     assert "Error" not in done.stdout + done.stderr, done.stdout
     assert "gradients.py(" in done.stdout and "softmax_backward()" in done.stdout  # it stopped
-    for frame in ("model.py(", "loss_and_gradients()", "passes.py(", "backward()",
-                  "heads.py(", "attend_backward()"):  # `w`: the chain the recipe names
+    for frame in ("lab.py(", "train()", "model.py(", "loss_and_gradients()", "backprop()",
+                  "passes.py(", "backward()", "heads.py(", "attend_backward()"):  # `w`'s chain
         assert frame in done.stdout, frame
     # the command's defaults: T = 8, causal. Query 0's causal row of weights is [1, 0, ...,
     # 0], and ds_j = w_j (dw_j - w_0 dw_0) is 1 (dw_0 - dw_0) = 0 for j = 0 and 0 x ... else
