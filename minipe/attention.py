@@ -44,7 +44,8 @@ from typing import Sequence
 
 from minipe.arrays import Matrix, Vector
 from minipe.arrays import ShapeError
-from minipe.checks import check_table, check_type, checked_flag, checked_size
+from minipe.checks import (check_axis, check_mask, check_table, check_type, checked_flag,
+                           checked_size)
 
 BooleanTable = Sequence[Sequence[int]]  # rows of True/False, or of 1/0 (a bool is an int)
 
@@ -266,52 +267,18 @@ def _check_attention(
     if bias is not None:
         check_type(bias, Matrix, f"bias must be a Matrix of shape ({len(q)}, {len(k)}) - one "
                                  f"number per query and key - or None")
-    (n_q, d_k), k_shape, v_shape = q.shape, k.shape, v.shape
-    if d_k != k_shape[1]:
-        raise ShapeError(f"q has shape {q.shape} and k has shape {k_shape}: axis -1 (d_k) has "
-                         f"{d_k} vs {k_shape[1]}; each score is a dot product q_i . k_j, so "
-                         f"queries and keys need the same width")
-    if k_shape[0] != v_shape[0]:
-        raise ShapeError(f"k has shape {k_shape} and v has shape {v_shape}: axis 0 has "
-                         f"{k_shape[0]} vs {v_shape[0]}; every key needs its value")
-    if causal and n_q != k_shape[0]:
+    check_axis("q", q.shape, "k", k.shape, "each score is a dot product q_i . k_j, so queries "
+               "and keys need the same width", (-1, -1), " (d_k)")
+    check_axis("k", k.shape, "v", v.shape, "every key needs its value", (0, 0))
+    if causal and len(q) != len(k):
         raise ShapeError(f"a causal mask needs as many queries as keys, got q {q.shape} and "
-                         f"k {k_shape}")
-    if isinstance(bias, Matrix) and bias.shape != (n_q, k_shape[0]):
-        raise ShapeError(f"bias has shape {bias.shape} but the scores have shape ({n_q}, "
-                         f"{k_shape[0]}) (queries, keys): B[i, j] is added to score(i, j), so "
-                         f"the two shapes must be equal")
+                         f"k {k.shape}")
+    if isinstance(bias, Matrix):
+        check_axis("bias", bias.shape, "the score table", (len(q), len(k)), "B[i, j] is added "
+                   "to score(i, j) of query i and key j, so the two shapes must be equal")
     if mask is not None:
-        _check_mask(mask, n_q, k_shape[0])
+        check_mask(mask, len(q), len(k))  # the one check of a boolean (query, key) table
     _check_magnitudes(q, k, v)
-
-
-def _check_mask(mask: BooleanTable, n_q: int, n_k: int) -> None:
-    """mask must be n_q rows of n_k booleans (or 0/1): mask[i][j] True where query i sees key j.
-
-    The one check of a boolean (query, key) table; chapter 8's document_mask
-    builds such tables, and TinyModel takes them.
-    """
-    if isinstance(mask, Matrix):
-        raise TypeError("mask holds True/False per (query, key) - a list of lists of bools - "
-                        "not a Matrix; an additive table of 0.0 and -inf goes in bias=")
-    check_type(mask, (list, tuple), f"mask must be a list of {n_q} rows (one per query), each "
-                                    f"a list of {n_k} booleans (one per key)")
-    if len(mask) != n_q:
-        raise ShapeError(f"mask has {len(mask)} rows but there are {n_q} queries: "
-                         f"mask[i][j] says whether query i may attend key j, so it needs shape "
-                         f"({n_q}, {n_k})")
-    for i, row in enumerate(mask):
-        check_type(row, (list, tuple), f"mask[{i}] must be a list of {n_k} booleans (one per key)")
-        if len(row) != n_k:
-            raise ShapeError(f"mask[{i}] has {len(row)} entries but there are {n_k} keys: "
-                             f"mask needs shape ({n_q}, {n_k}), one boolean per (query, key)")
-        if not (set(map(type, row)) <= {bool, int} and set(row) <= {0, 1}):  # the usual row, whole
-            j = next(j for j, may in enumerate(row) if type(may) not in (bool, int)
-                     or may not in (0, 1))  # only a row that fails: its first bad entry
-            raise ValueError(f"mask[{i}][{j}] = {row[j]!r}: a mask holds True (may attend) or "
-                             f"False (may not), or 1 and 0; a number to add to the score goes "
-                             f"in bias=")
 
 
 def _check_magnitudes(q: Matrix, k: Matrix, v: Matrix) -> None:
@@ -339,6 +306,5 @@ def _check_input(x: Matrix, W_q: Matrix) -> None:
     """x: one sequence, a Matrix with one column per row of W_q."""
     check_type(x, Matrix, "x must be a Matrix of shape (n, d_in) - one sequence",
                " (for a Batch, call the head on each batch[b])")
-    if x.shape[1] != len(W_q):
-        raise ShapeError(f"x has shape {x.shape} but W_q has shape {W_q.shape}: "
-                         f"x needs d_in={len(W_q)} columns, one per row of W_q")
+    check_axis("x", x.shape, "W_q", W_q.shape, f"x needs d_in={len(W_q)} columns, one per row "
+               f"of W_q", (1, 0), " (d_in)")

@@ -227,15 +227,106 @@ def check_ids(ids: object, size: int, where: str, out_of_range: str) -> None:
                              + (" (negative IDs do not wrap around)" if token_id < 0 else ""))
 
 
-def check_positions(positions: object, name: str, what: str, each: str = "") -> int:
-    """A non-empty list (tuple, range) of ints 0 .. 2**53, named `what` in the sentence, and
-    each one `each` (else name[t]) in its own; how many there are. Chapters 6 and 7."""
-    if isinstance(positions, (str, bytes)) or not isinstance(positions, Sequence) \
-            or not positions:
+def checked_positions(positions: object, name: str, what: str, count: int | None = None,
+                      of: str = "", each: str = "") -> list[int]:
+    """Positions (or distances) given one per row, as a list: ints 0 .. 2**53, at least one,
+    `what` they are in the sentence refusing the list, each one `each` (else name[t]) in
+    its own; with `count`, exactly that many, `of` saying what they stand for. Chapters 5,
+    6, 7, 10. The usual list is looked at whole (its types, smallest and largest).
+
+    >>> checked_positions([0, 1], "positions", "int positions", 3, "x has 3 rows")
+    Traceback (most recent call last):
+    ValueError: positions has 2 entries but x has 3 rows
+    """
+    listed = (None if isinstance(positions, (str, bytes)) or not isinstance(positions, Iterable)
+              else list(positions))
+    if not listed:
         raise TypeError(f"{name} must be a non-empty list of {what}, got {positions!r:.60}")
-    for t, position in enumerate(positions):
-        checked_position(position, each or f"{name}[{t}]")
-    return len(positions)
+    if count is not None and len(listed) != count:
+        raise ValueError(f"{name} has {len(listed)} entries but {of}")
+    if (operator.countOf(map(type, listed), int) != len(listed)
+            or not 0 <= min(listed) <= max(listed) <= EXACT_INTEGERS):
+        for t, position in enumerate(listed):  # only a list that fails: its first bad one
+            checked_position(position, each or f"{name}[{t}]")
+    return listed
+
+
+def check_angle(pos: int, theta: float, where: str = "", angle: str = "pos * theta_i") -> None:
+    """The largest angle a rotation turns by, `angle` = pos * theta, must be a float: cos and
+    sin need one. `where` opens the sentence (whose positions). Chapters 5, 7, 10.
+
+    >>> check_angle(2, 1e308)
+    Traceback (most recent call last):
+    ValueError: the angle pos * theta_i = 2 * 1e+308 is past the largest float (about \
+1.8e308), so no cos or sin can be taken of it: keep pos * theta_i below 1.8e308 (a theta \
+near 1, as RoPE's)
+    """
+    if math.isinf(pos * theta):
+        raise ValueError(f"{where}the angle {angle} = {pos} * {theta:.4g} is past the largest "
+                         f"float (about 1.8e308), so no cos or sin can be taken of it: keep "
+                         f"{angle} below 1.8e308 (a theta near 1, as RoPE's)")
+
+
+def check_axis(a: str, a_shape: tuple[int, ...], b: str, b_shape: tuple[int, ...], why: str,
+               axes: tuple[int, int] | None = None, label: str = "") -> None:
+    """Two shapes that must agree along one axis of each (`axes`), or whole (None): else a
+    ShapeError naming both shapes, the axis where they differ (`label` says what it is), and
+    `why` they must agree. Chapters 4 and 10.
+
+    >>> check_axis("q", (4, 8), "k", (4, 6), "q_i . k_j needs one width", (-1, -1), " (d_k)")
+    Traceback (most recent call last):
+    minipe.checks.ShapeError: q has shape (4, 8) and k has shape (4, 6): axis -1 (d_k) has 8 \
+vs 6; q_i . k_j needs one width
+    """
+    i, j = axes or next(((i, i) for i, sizes in enumerate(zip(a_shape, b_shape))
+                         if sizes[0] != sizes[1]), (0, 0))  # the first axis that differs
+    if a_shape[i] != b_shape[j]:
+        sizes = (f"axis {i}{label} has {a_shape[i]} vs {b_shape[j]}" if i == j else
+                 f"{a}'s axis {i}{label} has {a_shape[i]} but {b}'s axis {j} has {b_shape[j]}")
+        raise ShapeError(f"{a} has shape {a_shape} and {b} has shape {b_shape}: {sizes}; {why}")
+
+
+def check_mask(mask: Sequence[Sequence[object]], n_q: int, n_k: int, name: str = "mask",
+               bias: bool = True) -> None:
+    """A boolean (query, key) table: n_q rows (lists or tuples) of n_k entries, each True or
+    False (or 1 and 0); mask[i][j] is True where query i may attend key j. With `bias`, the
+    sentences say that numbers to add to the scores go in bias= instead. Chapters 4, 10.
+    The usual row is looked at whole; only a row that fails is read entry by entry.
+    """
+    if hasattr(mask, "shape"):  # a Matrix, known by its shape: this module imports no minipe
+        raise TypeError(f"{name} holds True/False per (query, key) - a list of lists of bools - "
+                        f"not a Matrix" + ("; an additive table of 0.0 and -inf goes in bias="
+                                           if bias else ""))
+    check_type(mask, (list, tuple), f"{name} must be a list of {n_q} rows (one per query), "
+                                    f"each a list of {n_k} booleans (one per key)")
+    if len(mask) != n_q:
+        raise ShapeError(f"{name} has {len(mask)} rows but there are {n_q} queries: "
+                         f"{name}[i][j] says whether query i may attend key j, so it needs "
+                         f"shape ({n_q}, {n_k})")
+    for i, row in enumerate(mask):
+        check_type(row, (list, tuple), f"{name}[{i}] must be a list of {n_k} booleans (one "
+                                       f"per key)")
+        if len(row) != n_k:
+            raise ShapeError(f"{name}[{i}] has {len(row)} entries but there are {n_k} keys: "
+                             f"{name} needs shape ({n_q}, {n_k}), one boolean per (query, key)")
+        if not (set(map(type, row)) <= {bool, int} and set(row) <= {0, 1}):
+            j = next(j for j, may in enumerate(row) if type(may) not in (bool, int)
+                     or may not in (0, 1))  # only a row that fails: its first bad entry
+            raise ValueError(f"{name}[{i}][{j}] = {row[j]!r}: a mask holds True (may attend) "
+                             f"or False (may not), or 1 and 0"
+                             + ("; a number to add to the score goes in bias=" if bias else ""))
+
+
+def check_unused(value: object, name: str, default: object, why: str) -> None:
+    """A setting that must stay at its default, since something else given makes it unused:
+    `why` says what. Chapters 5 and 10.
+
+    >>> check_unused(3, "start", 0, "give start or positions, not both")
+    Traceback (most recent call last):
+    ValueError: give start or positions, not both, so leave start at 0 (got start=3)
+    """
+    if value != default:
+        raise ValueError(f"{why}, so leave {name} at {default} (got {name}={value!r})")
 
 
 def checked_at_least(value: object, name: str, minimum: float, why: str) -> float:

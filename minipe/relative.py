@@ -40,12 +40,12 @@ from minipe.arrays import Matrix
 from minipe.arrays import Batch
 from minipe.arrays import ShapeError
 from minipe.checks import (
-    check_positions,
     check_table_size,
     check_type,
     checked_at_least,
     checked_flag,
     checked_position,
+    checked_positions,
     checked_size,
 )
 from minipe.embedding import Embedding
@@ -276,8 +276,8 @@ def _check_alibi(seq_len: object, slope: object, causal: object) -> None:
 
 def _check_alibi_at(query_positions: object, key_positions: object, slope: object) -> None:
     checked_at_least(slope, "slope", 0, "alibi_slopes gives one per head, e.g. 0.5")
-    queries = check_positions(query_positions, "query_positions", "positions (ints >= 0)")
-    keys = check_positions(key_positions, "key_positions", "positions (ints >= 0)")
+    queries = len(checked_positions(query_positions, "query_positions", "positions (ints >= 0)"))
+    keys = len(checked_positions(key_positions, "key_positions", "positions (ints >= 0)"))
     check_table_size(queries * keys, f"alibi_bias_at({queries} queries, {keys} keys, ...)")
 
 

@@ -38,7 +38,8 @@ the queries and keys rotated between `x @ W` and the scores.
 `rotary_thetas(d, base)` is the one place the theta_i are made (chapter 7
 stretches them). The one check that a width is even (`checked_rotary_width`) and
 the one check of theta_i given by hand (`check_frequencies`) live in checks.py,
-since chapters 7-10 need them too; this module passes them on.
+since chapters 7-10 need them too; this module passes them on. So do the checks of a
+position per row and of the largest angle pos * theta_i, which chapters 6, 7 and 10 share.
 
 Positions are whole numbers a float holds exactly: up to 2**53 (checks.py).
 Past it, two neighbours would share one float and so one angle.
@@ -50,16 +51,16 @@ turning only part of each head (partial rotary) is chapter 10 (minipe/training/h
 from __future__ import annotations
 
 import math
-import operator
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from minipe.arrays import Matrix, Vector
 from minipe.attention import (
     AttentionResult, BooleanTable, SingleHeadAttention, scaled_dot_product_attention,
 )
-from minipe.checks import check_choice, check_type, checked_base, checked_position, checked_size
+from minipe.checks import (check_angle, check_choice, check_type, check_unused, checked_base,
+                           checked_position, checked_positions, checked_size)
 from minipe.checks import check_frequencies as check_frequencies  # exported: chapters 7, 10
 from minipe.checks import checked_rotary_width as checked_rotary_width  # exported: chapter 9
 
@@ -74,7 +75,7 @@ def rotary_thetas(d: int, base: float = 10000.0) -> Vector:
 
     Chapter 7 stretches these; it makes them here, with this one line.
     """
-    _checked_thetas(d, base)
+    _checked_rope(d, base)
     return Vector(_thetas(d, base))
 
 
@@ -90,7 +91,7 @@ def rotary_pairs(d: int, layout: str = "interleaved") -> list[tuple[int, int]]:
     >>> rotary_pairs(4, layout="half")     # GPT-NeoX, Hugging Face's rotate_half
     [(0, 2), (1, 3)]
     """
-    _check_pairs(d, layout)
+    _checked_rope(d, 10000.0, layout)  # d and layout (the base is not read)
     return _pairs(d, layout)
 
 
@@ -173,7 +174,7 @@ class RotaryAttention(SingleHeadAttention):
     base: float = field(default=10000.0, kw_only=True)
 
     def __post_init__(self) -> None:
-        base = _checked_thetas(self.d_out, self.base, "d_out", "RotaryAttention")
+        base = _checked_rope(self.d_out, self.base, name="d_out", who="RotaryAttention")
         object.__setattr__(self, "base", base)
         SingleHeadAttention.__post_init__(self)
 
@@ -195,19 +196,21 @@ class RotaryAttention(SingleHeadAttention):
 
 
 # ---------------------------------------------------------------------------
-# The door: what RoPE refuses, and the sentences it says (an even width and theta_i given
-# by hand: checks.py's checked_rotary_width and check_frequencies, which chapters 7-10 call)
+# The door: what RoPE refuses, and the sentences it says (an even width, theta_i given by
+# hand, positions one per row, the largest angle pos * theta_i: checks.py's
+# checked_rotary_width, check_frequencies, checked_positions and check_angle, which
+# chapters 6-10 call too)
 # ---------------------------------------------------------------------------
 
 
-def _checked_thetas(d: int, base: object, name: str = "d", who: str = "RoPE") -> float:
-    """An even width d (named `name`, for `who`) and a base for it: the base, as a float."""
+def _checked_rope(d: int, base: object, layout: object = "interleaved", name: str = "d",
+                    who: str = "RoPE") -> float:
+    """An even width d (named `name`, for `who`), a known layout of its pairs, and a base whose
+    largest theta_i, base**(-(d-2)/d) (under 1 when base > 1), is a float: the base, a float."""
     checked_rotary_width(d, name, who)
-    return _checked_base_for(d, base)
-
-
-def _checked_base_for(d: int, base: object) -> float:
-    """A base whose largest theta_i, base**(-(d-2)/d) (under 1 when base > 1), is a float."""
+    check_choice(layout, LAYOUTS, "layout must be 'interleaved' (pairs x[2i], x[2i+1]: "
+                 "RoFormer, GPT-J, Meta's Llama) or 'half' (pairs x[i], x[i + d/2]: GPT-NeoX, "
+                 "Hugging Face's rotate_half)", got="; got")
     checked = checked_base(base)
     if -(d - 2) / d * math.log(checked) > math.log(sys.float_info.max):
         raise ValueError(f"base={base} is so small that theta_i = base**(-2i/d) passes the "
@@ -216,53 +219,27 @@ def _checked_base_for(d: int, base: object) -> float:
     return checked
 
 
-def _check_pairs(d: int, layout: str) -> None:
-    checked_rotary_width(d)
-    check_choice(layout, LAYOUTS, "layout must be 'interleaved' (pairs x[2i], x[2i+1]: "
-                 "RoFormer, GPT-J, Meta's Llama) or 'half' (pairs x[i], x[i + d/2]: GPT-NeoX, "
-                 "Hugging Face's rotate_half)", got="; got")
-
-
 def _checked_rotary(x: Matrix, base: float, start: int, positions: Sequence[int] | None,
                     layout: str, frequencies: Vector | None) -> Sequence[int]:
     """Every argument of apply_rotary: the position of each row of x."""
     check_type(x, Matrix, "x must be a Matrix, one row per position (queries or keys)")
-    _check_pairs(x.shape[1], layout)
-    if frequencies is None:
-        _checked_base_for(x.shape[1], base)
+    rows, d = x.shape
+    checked = _checked_rope(d, base, layout)
+    if frequencies is None:  # the largest theta_i: theta_0 = 1, or the last one if base < 1
+        fastest = max(1.0, checked ** (-(d - 2) / d))
     else:
-        check_frequencies(frequencies, x.shape[1] // 2)
-        if base != 10000.0:
-            raise ValueError(f"give base or frequencies, not both: the frequencies already "
-                             f"hold the theta_i a base would make (got base={base})")
-    rows_at = _checked_positions(start, positions, x.shape[0])
-    fastest = 1.0 if frequencies is None else max(frequencies)  # theta_0 = base**0 = 1
-    if max(rows_at) * fastest == math.inf:  # the largest angle, pos * theta_i, is no float
-        raise ValueError(f"the angle pos * theta_i = {max(rows_at)} * {fastest:.4g} is past the "
-                         f"largest float (about 1.8e308), so no cos or sin can be taken of it: "
-                         f"keep pos * theta_i below 1.8e308 (a theta_i near 1, as RoPE's)")
-    return rows_at
-
-
-def _checked_positions(start: int, positions: Sequence[int] | None, rows: int) -> Sequence[int]:
-    """The position of each row: start, start + 1, ... or the given positions."""
+        check_frequencies(frequencies, d // 2)
+        fastest = max(frequencies)
+        check_unused(base, "base", 10000.0, "give base or frequencies, not both: the "
+                     "frequencies already hold the theta_i a base would make")
     checked_size(start, "start", minimum=0)
     if positions is None:
         checked_position(start + rows - 1, "start + (rows - 1)")  # the last one
-        return range(start, start + rows)
-    if start != 0:
-        raise ValueError(f"give start or positions, not both (got start={start}): positions "
-                         f"already says where every row stands")
-    check_type(positions, Iterable, "positions must be a list of int positions, one per row "
-                                    "of x")
-    listed = list(positions)
-    if len(listed) != rows:
-        raise ValueError(f"positions has {len(listed)} entries but x has {rows} rows: one "
-                         f"position per row (the query or key standing there)")
-    if operator.countOf(map(type, listed), int) != rows:
-        bad = next(p for p in listed if type(p) is not int)
-        raise TypeError(f"positions must be ints (whole positions), got {bad!r}")
-    if min(listed) < 0:
-        raise ValueError(f"positions count from 0, got {min(listed)}")
-    checked_position(max(listed), "a position")
-    return listed
+    else:
+        check_unused(start, "start", 0, "give start or positions, not both: positions already "
+                     "says where every row stands")
+    rows_at = (range(start, start + rows) if positions is None else checked_positions(
+        positions, "positions", "int positions, one per row of x", rows,
+        f"x has {rows} rows: one position per row (the query or key standing there)"))
+    check_angle(max(rows_at), fastest)  # the largest angle, pos * theta_i, is a float
+    return rows_at

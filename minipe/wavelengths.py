@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from minipe.arrays import Vector
-from minipe.checks import check_positions, checked_position
+from minipe.checks import check_angle, checked_position, checked_positions
 from minipe.context import USES, rope_frequencies
 
 
@@ -120,8 +120,6 @@ def _checked_length(L: object) -> int:
 def _check_distances(distances: Sequence[int], d: int, base: float) -> None:
     """Distances r, ints 0 .. 2**53, with every r * theta_k a float (rope_frequencies gives
     theta_k and checks d and base; the largest theta_k is theta_0 = 1 unless base < 1)."""
-    check_positions(distances, "distances", "distances r = n - m (ints)", "each distance r")
-    largest = max(rope_frequencies(d, base=base)[0])
-    if max(distances) * largest == math.inf:
-        raise ValueError(f"distance r = {max(distances)} times theta = {largest:g} is past the "
-                         f"largest float: r * theta_k must stay below about 1.8e308")
+    listed = checked_positions(distances, "distances", "distances r = n - m (ints)",
+                               each="each distance r")
+    check_angle(max(listed), max(rope_frequencies(d, base=base)[0]), angle="r * theta_k")

@@ -230,8 +230,8 @@ def test_with_sinusoidal_positions_order_matters() -> None:
 
 def test_head_input_mistakes() -> None:
     head = SingleHeadAttention(d_in=8, d_out=4)
-    with pytest.raises(ShapeError, match=r"x has shape \(3, 7\) but W_q has shape \(8, 4\): "
-                       r"x needs d_in=8 columns"):
+    with pytest.raises(ShapeError, match=r"x has shape \(3, 7\) and W_q has shape \(8, 4\): "
+                       r"x's axis 1 \(d_in\) has 7 but W_q's axis 0 has 8; x needs d_in=8 columns"):
         head(Matrix.zeros(3, 7))
     with pytest.raises(TypeError, match=r"for a Batch, call the head on each batch\[b\]"):
         head(Batch([Matrix.zeros(3, 8)]))  # type: ignore[arg-type]
@@ -266,8 +266,9 @@ def test_a_zero_bias_changes_nothing_and_minus_inf_hides_a_key() -> None:
 
 def test_bias_mistakes() -> None:
     a = Matrix.zeros(4, 8)
-    with pytest.raises(ShapeError, match=r"bias has shape \(3, 4\) but the scores have shape "
-                       r"\(4, 4\) \(queries, keys\): B\[i, j\] is added to score\(i, j\)"):
+    with pytest.raises(ShapeError, match=r"bias has shape \(3, 4\) and the score table has shape "
+                       r"\(4, 4\): axis 0 has 3 vs 4; B\[i, j\] is added to score\(i, j\) of "
+                       r"query i and key j"):
         scaled_dot_product_attention(a, a, a, bias=Matrix.zeros(3, 4))
     with pytest.raises(TypeError, match=r"bias must be a Matrix of shape \(4, 4\)"):
         scaled_dot_product_attention(a, a, a, bias=[[0.0] * 4] * 4)  # type: ignore[arg-type]

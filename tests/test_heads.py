@@ -229,7 +229,7 @@ def test_bad_heads_masks_and_positions_fail_with_a_sentence() -> None:
     model = TinyModel(6, 4, 8, num_heads=2)
     with pytest.raises(ValueError, match=r"attention_mask must hold a 0 or 1 per token \(3"):
         model.logits([1, 2, 3], attention_mask=[1, 1])
-    with pytest.raises(ValueError, match="position_ids must hold one position per token"):
+    with pytest.raises(ValueError, match=r"position_ids\[1\] must be >= 0, got -1"):
         model.logits([1, 2, 3], position_ids=[0, -1, 2])
     with pytest.raises(ValueError, match="position_ids go up to 8, but a learned position"):
         model.logits([1, 2, 3], position_ids=[0, 1, 8])

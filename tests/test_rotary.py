@@ -232,16 +232,20 @@ def test_a_huge_theta_is_used_while_its_angle_is_a_float() -> None:
     (lambda: apply_rotary(Matrix([[1, 2], [3, 4]]), start=2**53), ValueError,
      r"= 9,007,199,254,740,993 is past 2\*\*53"),
     (lambda: apply_rotary(Matrix([[1, 2]]), positions=[10**400]), ValueError,
-     r"a position = ~10\^400 is past 2\*\*53"),
+     r"positions\[0\] = ~10\^400 is past 2\*\*53"),
     (lambda: apply_rotary(Matrix([[1, 2]]), positions=[-1]), ValueError,
-     "positions count from 0, got -1"),
+     r"positions\[0\] must be >= 0, got -1"),
     (lambda: apply_rotary(Matrix([[1, 2]]), positions=[0, 1]), ValueError,
      "positions has 2 entries but x has 1 rows"),
     (lambda: apply_rotary(Matrix([[1, 2]]), positions=[0.5]),  # type: ignore[list-item]
      TypeError,
-     "positions must be ints"),
+     r"positions\[0\] must be an int, got 0.5"),
     (lambda: apply_rotary(Matrix([[1, 2]]), start=3, positions=[0]), ValueError,
      "give start or positions, not both"),
+    # base < 1: the last theta_i is the largest, 1e-300**(-98/100) = 1e294; at position 1e15
+    # its angle is 1e309, past the largest float (theta_0 = 1 alone would pass)
+    (lambda: apply_rotary(Matrix([[1.0] * 100]), base=1e-300, start=10**15), ValueError,
+     r"pos \* theta_i = 1000000000000000 \* 1e\+294 is past the largest float"),
     # 1e-320**(-98/100) = 1e313: past the largest float
     (lambda: apply_rotary(Matrix([[1.0] * 100]), base=1e-320), ValueError,
      r"base=1e-320 is so small that theta_i = base\*\*\(-2i/d\) passes the largest float"),

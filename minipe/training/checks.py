@@ -24,9 +24,9 @@ import operator
 from typing import Any, Callable, Mapping
 
 from minipe.arrays import Matrix
-from minipe.checks import (check_frequencies, check_ids, check_table_size, check_type,
-                           checked_base, checked_flag, checked_number, checked_position,
-                           checked_size)
+from minipe.checks import (check_axis, check_frequencies, check_ids, check_mask,
+                           check_table_size, check_type, check_unused, checked_base,
+                           checked_flag, checked_number, checked_positions, checked_size)
 from minipe.pipeline import ALIBI_SLOPE, check_settings
 from minipe.relative import alibi_slopes
 from minipe.training.gradients import IGNORE
@@ -62,9 +62,9 @@ def checked_model(model: Any, shapes: Callable[[], dict[str, tuple[int, int]]]
         raise ValueError(f"num_heads={model.num_heads} must divide d_model={d}: each head "
                          f"takes head_dim = d_model / num_heads of the columns of q, k and v")
     for name, kind, otherwise, what in ONLY:
-        if positions != kind and getattr(model, name) != otherwise:
-            raise ValueError(f"{what}; this one has positions={positions!r}, so {name} must "
-                             f"be {otherwise}")
+        if positions != kind:
+            check_unused(getattr(model, name), name, otherwise, f"{what}; this one has "
+                                                                 f"positions={positions!r}")
     if model.weights is not None:
         _check_parameters(model.weights, shapes())
     scale = _checked_rope(model) if positions == "rope" else 1.0
@@ -81,10 +81,11 @@ def _check_parameters(parameters: Any, shapes: dict[str, tuple[int, int]]) -> No
                          f"{sorted(shapes)} (to change its settings, build a new TinyModel)")
     for name, shape in shapes.items():
         table = parameters.get(name)
-        if not isinstance(table, Matrix) or table.shape != shape:
-            got = table.shape if isinstance(table, Matrix) else type(table).__name__
-            raise ValueError(f"parameters[{name!r}] must be a Matrix of shape {shape}, "
-                             f"got {got}")
+        check_type(table, Matrix, f"parameters[{name!r}] must be a Matrix of shape {shape}",
+                   " (None: missing; the model needs every table parameters() gives)")
+        check_axis(f"parameters[{name!r}]", table.shape, f"the {name} these settings need",
+                   shape, "a model keeps the shapes of its tables (to change its settings, "
+                   "build a new TinyModel)")
         largest = max(max(map(abs, row)) for row in table.rows)  # inf if any is
         if not largest <= LARGEST_WEIGHT:
             raise ValueError(f"parameters[{name!r}] holds a number of size {largest:g}; "
@@ -136,7 +137,7 @@ def checked_inputs(model: Any, ids: Any, name: str, attention_mask: Any, positio
                    same_length: bool = False) -> Inputs:
     """One sequence of IDs in 0 .. vocab_size - 1, or a non-empty batch of them; a mask per
     token (0/1) or an (n, n) table of booleans per sequence; a position per token, within
-    a learned table's rows and small enough that pos * theta_i is a float.
+    a learned table's rows (that pos * theta_i is a float, apply_rotary's door says).
 
     Hugging Face's way: `ids` a list of ints is one sequence, a list of lists a batch,
     and attention_mask and position_ids have the shape of `ids`. A 0/1 mask comes back as
@@ -159,7 +160,6 @@ def checked_inputs(model: Any, ids: Any, name: str, attention_mask: Any, positio
     positions = (None if positions in (None, [None])
                  else _checked_positions(positions, sequences, one))
     rows = model.context_length if model.positions == "learned" else math.inf
-    largest_theta = max(model.frequencies or [0.0])
     for b, sequence in enumerate(sequences):
         n, at = len(sequence), "" if one else f"[{b}]"  # name[b], or name for one sequence
         check_ids(sequence, model.vocab_size, name + at,
@@ -172,45 +172,36 @@ def checked_inputs(model: Any, ids: Any, name: str, attention_mask: Any, positio
                              f"{rows} rows{span}: there is no row for position "
                              f"{rows if positions is None else last} to look up")
         check_table_size(n * n, f"the attention weights for {name}{at}, n x n,")
-        if math.isinf(last * largest_theta):  # the largest angle, pos * theta_i
-            raise ValueError(f"{name}{at} has {n} tokens: position {last} times theta_i = "
-                             f"{largest_theta:g} is past a float's limit (about 1.8e308), so "
-                             f"RoPE has no angle to turn by")
     return Inputs([list(sequence) for sequence in sequences], tables, positions, one)
 
 
 def _checked_masks(masks: Any, sequences: Any, one: bool) -> list[list[list[bool]] | None]:
     """Each mask as the (n, n) table it means: a 0/1 per token hides the keys that are 0
-    (padding) from every query."""
+    (padding) from every query; a table is chapter 4's boolean (query, key) mask."""
     _check_one_each(masks, sequences, "attention_mask must hold one mask per sequence")
     tables: list[list[list[bool]] | None] = []
     for b, (mask, sequence) in enumerate(zip(masks, sequences)):
-        n = len(sequence)
-        if isinstance(mask, (list, tuple)) and len(mask) == n:
-            if all(type(m) in (int, bool) and m in (0, 1) for m in mask):
-                tables.append([[m == 1 for m in mask]] * n)  # key j: a real token, or padding
-                continue
-            if all(isinstance(row, (list, tuple)) and len(row) == n
-                   and operator.countOf(map(type, row), bool) == n for row in mask):
-                tables.append([list(row) for row in mask])
-                continue
-        raise ValueError(f"attention_mask{'' if one else f'[{b}]'} must hold a 0 or 1 per token "
-                         f"({n}: 1 = a real token, 0 = padding), or an ({n}, {n}) table of True "
-                         f"and False (True where query i may attend key j); got {mask!r:.60}")
+        n, where = len(sequence), "attention_mask" if one else f"attention_mask[{b}]"
+        if isinstance(mask, (list, tuple)) and mask and isinstance(mask[0], (list, tuple)):
+            check_mask(mask, n, n, where, bias=False)  # (n, n): query i may attend key j
+            tables.append([list(map(bool, row)) for row in mask])
+            continue
+        if not (isinstance(mask, (list, tuple)) and len(mask) == n
+                and all(type(m) in (int, bool) and m in (0, 1) for m in mask)):
+            raise ValueError(f"{where} must hold a 0 or 1 per token ({n}: 1 = a real token, 0 = "
+                             f"padding), or an ({n}, {n}) table of True and False (True where "
+                             f"query i may attend key j); got {mask!r:.60}")
+        tables.append([[m == 1 for m in mask]] * n)  # key j: a real token, or padding
     return tables
 
 
 def _checked_positions(positions: Any, sequences: Any, one: bool) -> list[list[int]]:
     """position_ids: one whole number >= 0 per token, at most 2**53."""
     _check_one_each(positions, sequences, "position_ids must hold one list per sequence")
-    for b, (pos, sequence) in enumerate(zip(positions, sequences)):
-        where, n = "position_ids" if one else f"position_ids[{b}]", len(sequence)
-        if (not isinstance(pos, (list, tuple)) or len(pos) != n
-                or operator.countOf(map(type, pos), int) != n or min(pos) < 0):
-            raise ValueError(f"{where} must hold one position per token ({n}), each a whole "
-                             f"number >= 0 (positions count from 0); got {pos!r:.60}")
-        checked_position(max(pos), where)
-    return [list(pos) for pos in positions]
+    return [checked_positions(pos, "position_ids" if one else f"position_ids[{b}]",
+                              "int positions, one per token", len(sequence),
+                              f"there are {len(sequence)} tokens: one position per token")
+            for b, (pos, sequence) in enumerate(zip(positions, sequences))]
 
 
 def _check_one_each(given: object, sequences: list[list[int]], each: str) -> None:

@@ -31,6 +31,7 @@ from typing import Sequence
 
 from minipe.arrays import Matrix, dot
 from minipe.arrays import ShapeError
+from minipe.checks import check_axis
 
 IGNORE = -100  # a target that counts for nothing: PyTorch's ignore_index
 
@@ -161,15 +162,13 @@ def _check_targets(logits: Matrix, targets: Sequence[int]) -> None:
 
 
 def _check_matmul(a: Matrix, b: Matrix, d_out: Matrix) -> None:
-    if d_out.shape != (a.shape[0], b.shape[1]):
-        raise ShapeError(f"a {a.shape} @ b {b.shape} has shape {(a.shape[0], b.shape[1])}, "
-                         f"so d_out must too; got {d_out.shape}")
+    check_axis("d_out", d_out.shape, f"a {a.shape} @ b {b.shape}", (a.shape[0], b.shape[1]),
+               "d_out is dloss/d(a @ b), number by number, so it needs the shape of a @ b")
 
 
 def _check_softmax(weights: Matrix, d_weights: Matrix) -> None:
-    if weights.shape != d_weights.shape:
-        raise ShapeError(f"weights {weights.shape} and d_weights {d_weights.shape} must "
-                         f"have one shape: dw is dloss/dw, number by number")
+    check_axis("weights", weights.shape, "d_weights", d_weights.shape,
+               "dw is dloss/dw, number by number, so the two need one shape")
 
 
 def _check_rotary(d_turned: Matrix, thetas: Sequence[float],
