@@ -183,7 +183,6 @@ def test_the_same_runs_give_the_same_bytes(book: Path, runs: dict[str, LessonRun
 
 
 @pytest.mark.slow
-@pytest.mark.slow
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason=(
     "the committed notebooks hold what the lessons print on 3.10 and 3.11; from 3.12 on, "
     "math.sumprod rounds some last bits differently (lesson 08's 1.1e-16 reads 2.2e-16)"))
