@@ -50,6 +50,9 @@ def book(runs: dict[str, LessonRun]) -> Path:
     return OUT
 
 
+REFERENCE = re.compile(r"url\(#([^)]+)\)|^#(.+)")  # an attribute's url(#id), an href's #id
+
+
 class Page(HTMLParser):
     """What a page links to, what it loads, its ids, its figures and its printed outputs."""
 
@@ -58,6 +61,7 @@ class Page(HTMLParser):
         self.links: list[str] = []
         self.loads: list[str] = []
         self.ids: list[str] = []
+        self.references: list[tuple[str, str]] = []  # ids its attributes name (two ways)
         self.captions: list[str] = []
         self.svgs = 0
         self.outputs: list[str] = []
@@ -66,6 +70,9 @@ class Page(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = dict(attrs)
+        for name, value in attrs:  # a fill="url(#scale)", an <a href="#L12">, a <use href="#x">
+            if value and (name.endswith("href") and value.startswith("#") or "url(#" in value):
+                self.references += REFERENCE.findall(value)
         if found.get("id"):
             self.ids.append(str(found["id"]))
         if tag == "a" and found.get("href"):
@@ -95,16 +102,12 @@ def pages(book: Path) -> dict[Path, Page]:
     return {path: Page(path) for path in sorted(book.rglob("*.html"))}
 
 
-@pytest.mark.slow
-def test_every_link_and_anchor_resolves_and_nothing_loads_from_outside(
-        book: Path, pages: dict[Path, Page]) -> None:
-    parsed = pages
-    places: dict[Path, tuple[Path, bool, bool, bool]] = {}  # pages link the same few
-    for path, page in parsed.items():
-        assert page.loads == [], f"{path.name} loads {page.loads}"
-        text = path.read_text(encoding="utf-8")
-        assert "url(" not in text.partition("</style>")[0] and "@import" not in text
-        assert len(page.ids) == len(set(page.ids)), f"{path.name} repeats an id"
+def broken_links(book: Path, pages: dict[Path, Page]) -> list[str]:
+    """Each link of the book's pages that leaves its folder, leads nowhere, or names an
+    anchor its page does not have (an address, https://..., is a link to follow)."""
+    broken = []
+    places: dict[Path, tuple[Path, bool, bool]] = {}  # pages link the same few
+    for path, page in pages.items():
         for link in page.links:
             if link.startswith("https://"):
                 continue  # a source's address: a link to follow, nothing the page loads
@@ -112,13 +115,55 @@ def test_every_link_and_anchor_resolves_and_nothing_loads_from_outside(
             linked = path.parent / target if target else path
             if linked not in places:  # each place resolved and looked up once
                 where = linked.resolve()
-                places[linked] = (where, where.exists(), where.is_relative_to(book.resolve()),
-                                  where.is_relative_to(ROOT))
-            where, exists, inside_book, inside_clone = places[linked]
-            assert exists, f"{path.relative_to(book)}: {link} leads nowhere"
-            assert inside_book or inside_clone, f"{link} leaves the clone"
-            if inside_book and fragment:
-                assert fragment in parsed[where].ids, f"{path.name}: no #{fragment} there"
+                places[linked] = (where, where.exists(), where.is_relative_to(book.resolve()))
+            where, exists, inside = places[linked]
+            name = path.relative_to(book).as_posix()
+            if not inside:
+                broken.append(f"{name}: {link} leaves the book's folder")
+            elif not exists:
+                broken.append(f"{name}: {link} leads nowhere")
+            elif fragment and where.suffix == ".html" and fragment not in pages[where].ids:
+                broken.append(f"{name}: {link}: no #{fragment} there")
+    return broken
+
+
+@pytest.mark.slow
+def test_every_link_and_anchor_resolves_inside_the_book_and_nothing_loads_from_outside(
+        book: Path, pages: dict[Path, Page]) -> None:
+    for path, page in pages.items():
+        assert page.loads == [], f"{path.name} loads {page.loads}"
+        text = path.read_text(encoding="utf-8")
+        assert "url(" not in text.partition("</style>")[0] and "@import" not in text
+        assert len(page.ids) == len(set(page.ids)), f"{path.name} repeats an id"
+    assert broken_links(book, pages) == []
+
+
+
+
+@pytest.mark.slow
+def test_every_reference_inside_a_page_resolves_on_that_page(
+        book: Path, pages: dict[Path, Page]) -> None:
+    # a heatmap's colour bar is fill="url(#scale)" and a masked cell fill="url(#masked)":
+    # the ids they name must be on the page, as the figure's own file has them
+    for path, page in pages.items():
+        named = {first or second for first, second in page.references}
+        assert named <= set(page.ids), f"{path.name}: no {sorted(named - set(page.ids))}"
+    lesson_09 = (book / "lessons" / "09_the_whole_pipeline.html").read_text(encoding="utf-8")
+    assert 'fill="url(#causal-weights-masked)"' in lesson_09  # the striped cells are there
+
+
+@pytest.mark.slow
+def test_a_copy_of_the_book_anywhere_has_no_broken_link(book: Path, tmp_path: Path) -> None:
+    # zipped for a class, served by python -m http.server: the folder alone is the book
+    moved = tmp_path / "elsewhere" / "minipe-book"
+    shutil.copytree(book, moved)
+    copied = {path: Page(path) for path in sorted(moved.rglob("*.html"))}
+    assert len(copied) > 100 and broken_links(moved, copied) == []
+    # the lessons' scripts and notebooks are in it, byte for byte
+    for path in LESSONS:
+        for kind in (".py", ".ipynb"):
+            inside = moved / "files" / "walkthroughs" / (path.stem + kind)
+            assert inside.read_bytes() == path.with_suffix(kind).read_bytes()
 
 
 @pytest.mark.slow
@@ -149,8 +194,12 @@ def test_a_chapter_links_to_its_lessons_and_back(book: Path, pages: dict[Path, P
     positional = pages[book / "chapters" / "positional.html"]
     assert "../lessons/04_sinusoidal_by_hand.html" in positional.links
     assert "../lessons/01_text_to_ids.html" not in positional.links
-    # a line number opens its line in the file: lines 1.. of the chapter are there
-    assert "../../../minipe/positional.py#L35" in positional.links
+    # a line number opens its line in the file's listing, a page of the book with every line
+    assert "../source/minipe/positional.py.html#L35" in positional.links
+    listing = pages[book / "source" / "minipe" / "positional.py.html"]
+    lines = (ROOT / "minipe" / "positional.py").read_text(encoding="utf-8").count("\n")
+    assert [f"L{number}" for number in range(1, lines + 1)] == [
+        name for name in listing.ids if name.startswith("L")]
 
 
 @pytest.mark.slow
@@ -180,6 +229,23 @@ def test_the_same_runs_give_the_same_bytes(book: Path, runs: dict[str, LessonRun
     assert first == second
     for text in first.values():
         assert str(ROOT).encode() not in text  # no absolute path
+
+
+@pytest.mark.slow
+def test_a_clone_in_another_folder_gives_the_same_bytes(
+        book: Path, runs: dict[str, LessonRun], tmp_path: Path) -> None:
+    # the same files under another name, deeper: nothing written depends on where they sit
+    clone = tmp_path / "a" / "clone-named-otherwise"
+    for part in ("minipe", "walkthroughs", "tests"):
+        shutil.copytree(ROOT / part, clone / part, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "README.md", clone / "README.md")
+    elsewhere = tmp_path / "book"
+    build_book(elsewhere, runs, root=clone)
+    first = {path.relative_to(book): path.read_bytes() for path in book.rglob("*")
+             if path.is_file()}
+    second = {path.relative_to(elsewhere): path.read_bytes() for path in elsewhere.rglob("*")
+              if path.is_file()}
+    assert first == second
 
 
 @pytest.mark.slow

@@ -14,7 +14,10 @@ Building it runs each lesson once (`runs.py`) and reads the clone
   the lessons that use it;
 - lessons/NN_topic.html: each `# %%` cell's code, what it printed and the
   figures it drew (inline SVG), with the chapters it uses; lessons/lesson.html:
-  walkthroughs/lesson.py, the helper every lesson imports first, as a literate page.
+  walkthroughs/lesson.py, the helper every lesson imports first, as a literate page;
+- source/PATH.html: each Python file the pages link, whole, an anchor per line
+  (a line number on a chapter's page opens its line here); and files/PATH: the
+  lessons' scripts and notebooks, copied as they are. No link leaves the folder.
 
 Lessons are found by their names (walkthroughs/NN_topic.py): a new one gets its
 page, its row in the index and its notebook with no list to update.
@@ -29,6 +32,7 @@ from __future__ import annotations
 import ast
 import html
 import posixpath
+import re
 from pathlib import Path
 from typing import Mapping
 
@@ -36,9 +40,12 @@ from minipe.book.pages import (
     Site,
     chapter_body,
     chapter_page,
+    copy_path,
     frame,
     lesson_body,
     lesson_page,
+    listing_body,
+    listing_page,
     navigation,
 )
 from minipe.book.prose import Resolve, blocks, inline
@@ -146,7 +153,8 @@ def build_book(out: Path, runs: Mapping[str, LessonRun], root: Path = ROOT) -> l
         helper = (f' · and its helper, <a href="{site.page(here, HELPER_PAGE)}">lesson.py</a>'
                   if imports_helper(root, root / lesson.path) else "")
         heading = (f"<h1>{html.escape(lesson.title)}</h1>\n<p class=\"meta\">The script: "
-                   f"<a href=\"{site.file(here, lesson.path)}\">{lesson.path}</a> · as a "
+                   f"<a href=\"{site.file(here, lesson.path)}\">{lesson.path}</a> (<a href="
+                   f"\"{site.page(here, copy_path(lesson.path))}\">the file</a>) · as a "
                    f"notebook: <a href=\"{site.file(here, notebook)}\">{notebook}</a><br>"
                    f"Chapters it uses: {used}{helper}</p>")
         outputs = cell_outputs(lesson, runs[lesson.stem])
@@ -158,13 +166,54 @@ def build_book(out: Path, runs: Mapping[str, LessonRun], root: Path = ROOT) -> l
                                     navigation(site, here, before, after))
     if (root / HELPER).exists():
         written[HELPER_PAGE] = _helper(site, chapters, lessons)
+    listed, copied = _linked_files(written)
+    for repo_path in listed:
+        written[listing_page(repo_path)] = _listing(site, repo_path, chapters, lessons)
+    scripts = [lesson.path for lesson in lessons] + [HELPER] * (root / HELPER).exists()
+    copied = sorted(set(copied) | {copy_path(path) for path in scripts})
     paths = []
     for page, text in written.items():
         path = out / page
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         paths.append(path)
+    for page in copied:  # as they are: a reader downloads a lesson and runs it
+        path = out / page
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes((root / page.removeprefix("files/")).read_bytes())
     return paths
+
+
+HREF = re.compile(r'href="([^"#:]+)')  # a relative link's path (an address has a ':')
+
+
+def _linked_files(written: Mapping[str, str]) -> tuple[list[str], list[str]]:
+    """The clone's files the pages link: those listed (source/PATH.html, by PATH) and
+    those copied (files/PATH, by that page), each once, in order."""
+    targets = sorted({posixpath.normpath(posixpath.join(posixpath.dirname(page), href))
+                      for page, text in written.items() for href in HREF.findall(text)})
+    listed = [target.removeprefix("source/").removesuffix(".html") for target in targets
+              if target.startswith("source/")]
+    return listed, [target for target in targets if target.startswith("files/")]
+
+
+def _listing(site: Site, repo_path: str, chapters: list[str], lessons: list[Lesson]) -> str:
+    """A Python file of the clone, whole, with its literate page and its copy linked."""
+    here = listing_page(repo_path)
+    name = module_name(site.root, site.root / repo_path) if repo_path.startswith(
+        "minipe/") else ""
+    stems = {lesson.stem for lesson in lessons}
+    stem = Path(repo_path).stem
+    read = (chapter_page(name) if name in chapters else lesson_page(stem) if stem in stems
+            else HELPER_PAGE if repo_path == HELPER else "")
+    words = (f' · read as a page of the book: <a href="{site.page(here, read)}">'
+             f"{html.escape(repo_path)}</a>" if read else "")
+    heading = (f"<h1>{html.escape(repo_path)}</h1>\n<p class=\"meta\">The file as it is in "
+               f"the clone, every line numbered{words}</p>")
+    source = (site.root / repo_path).read_text(encoding="utf-8")
+    body = listing_body(site, here, repo_path, source, heading)
+    back = (read, Path(repo_path).name) if read else None
+    return frame(f"{repo_path} · minipe", body, navigation(site, here, back, None))
 
 
 def _helper(site: Site, chapters: list[str], lessons: list[Lesson]) -> str:

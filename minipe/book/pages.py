@@ -1,15 +1,17 @@
 """The book's pages: one frame (style, navigation) around a chapter, a lesson or the index.
 
 Every page is a plain HTML file with its style inside it: it opens from the
-file system, prints cleanly, and loads nothing from anywhere. Links are
-relative: to the book's other pages, and to the files of the clone (a line
-number opens its line in the file).
+file system, prints cleanly, and loads nothing from anywhere. Every link is
+relative and stays inside the book's folder: to its other pages, to a Python
+file's listing (source/PATH.html, where a line number opens its line) and to the
+copies of the files it offers whole (files/PATH: the lessons' scripts and
+notebooks). Copied, zipped or served anywhere, the book keeps working, and the
+folder the clone sits in changes no byte.
 """
 
 from __future__ import annotations
 
 import html
-import os
 import posixpath
 import re
 from dataclasses import dataclass
@@ -98,9 +100,20 @@ class Site:
         return posixpath.relpath(to_page, posixpath.dirname(from_page) or ".")
 
     def file(self, from_page: str, repo_path: str) -> str:
-        """The relative link from a page to a file of the clone."""
-        start = (self.out / from_page).parent
-        return Path(os.path.relpath(self.root / repo_path, start)).as_posix()
+        """The relative link from a page to a file of the clone, inside the book: a Python
+        file's listing (a line per anchor, `#L12`), any other file's copy."""
+        inside = listing_page(repo_path) if repo_path.endswith(".py") else copy_path(repo_path)
+        return self.page(from_page, inside)
+
+
+def listing_page(repo_path: str) -> str:
+    """Where a Python file of the clone is listed whole: source/minipe/rotary.py.html."""
+    return f"source/{repo_path}.html"
+
+
+def copy_path(repo_path: str) -> str:
+    """Where a file of the clone is copied as it is: files/walkthroughs/01_text_to_ids.ipynb."""
+    return f"files/{repo_path}"
 
 
 def chapter_page(name: str) -> str:
@@ -153,6 +166,14 @@ def code_block(site: Site, here: str, repo_path: str, html_lines: list[str],
     return '<pre class="code">' + "\n".join(rows) + "</pre>"
 
 
+def listing_body(site: Site, here: str, repo_path: str, source: str, heading: str) -> str:
+    """A file's every line, each number its own anchor (`#L12`) and a link to itself."""
+    lines = highlight(source.removesuffix("\n"))
+    numbered = [f'<a class="ln" id="L{number}" href="#L{number}">{number}</a>{line}'
+                for number, line in enumerate(lines, 1)]
+    return heading + '\n<pre class="code listing">' + "\n".join(numbered) + "</pre>"
+
+
 BANNER = re.compile(r"^[-=#~*]{5,}$")
 
 
@@ -197,10 +218,13 @@ def chapter_body(site: Site, here: str, repo_path: str, source: str, sections: l
 
 def figure(name: str, svg: str) -> str:
     """An SVG drawn by a lesson, inline; its ids prefixed by its file name, so that two
-    figures on one page never share an id."""
+    figures on one page never share an id, and so is every reference to them (a fill's
+    `url(#masked)`, an `href="#scale"`), so that colour bars and hatching still find theirs."""
     prefix = re.sub(r"[^A-Za-z0-9]+", "-", Path(name).stem)
     svg = re.sub(r"^<\?xml[^>]*\?>\s*", "", svg.strip())
     svg = re.sub(r'\bid="', f'id="{prefix}-', svg)
+    svg = re.sub(r"url\(#", f"url(#{prefix}-", svg)
+    svg = re.sub(r'\bhref="#', f'href="#{prefix}-', svg)
     return f"<figure>\n{svg}\n<figcaption>{html.escape(name)}</figcaption>\n</figure>"
 
 
