@@ -153,3 +153,39 @@ def test_evict_with_partial_rotary_and_heads_equals_the_kept_tokens_fed_afresh(
             assert all(math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-14)
                        for a, b in zip(got, expected)), (h, got, expected)
         assert kept.values[h].rows == afresh.values[h].rows
+
+
+def test_a_new_token_adds_its_row_and_reads_none_of_the_cached_ones_again() -> None:
+    """The cache holds what it has checked: the next cache shares every row of the one
+    before (the same tuple objects, not copies read again) and adds one key row and one
+    number to each column of V^T."""
+    model = TinyModel(7, 8, 16, positions="rope", seed=3, num_heads=2)
+    cache = EMPTY
+    for token_id in [1, 2, 3]:
+        _, cache = next_logits(model, cache, token_id)
+    _, grown = next_logits(model, cache, 4)
+    for h in range(2):
+        assert all(new is old for new, old in zip(grown.keys[h].rows, cache.keys[h].rows))
+        assert grown.keys[h].shape == (4, 4) and grown.values_T[h].shape == (4, 4)
+        assert grown.values[h].rows[:3] == cache.values[h].rows  # V^T's first 3 columns kept
+
+
+def test_a_cache_built_by_hand_is_checked_once_with_a_sentence() -> None:
+    model = TinyModel(7, 4, 16, positions="rope", seed=2)
+    one = Matrix([[1.0, 0.0, 0.0, 1.0]])
+    by_hand = KVCache((one,), (one * 2,))
+    logits, grown = next_logits(model, by_hand, 3)  # the token after it, at position 1
+    assert len(grown) == 2 and grown.values[0].rows[0] == (2.0, 0.0, 0.0, 2.0)
+    with pytest.raises(TypeError, match="keys must be a tuple of Matrix"):
+        KVCache([[1.0]], (one,))  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="all of one shape"):
+        KVCache((one,), (Matrix([[1.0, 2.0]]),))
+    with pytest.raises(ValueError, match="keys and values must be at most 1e\\+100"):
+        KVCache((one * 1e200,), (one,))
+    with pytest.raises(ValueError, match="a cache serves the model that filled it"):
+        next_logits(TinyModel(7, 8, 16, positions="rope", num_heads=2), by_hand, 3)
+    with pytest.raises(IndexError, match="token_id = 7 is not an ID of this model's "
+                                         "vocabulary: valid IDs are 0..6"):
+        next_logits(model, by_hand, 7)
+    with pytest.raises(TypeError, match="cache must be a KVCache"):
+        next_logits(model, [], 3)  # type: ignore[arg-type]

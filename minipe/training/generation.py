@@ -26,14 +26,14 @@ stand at new positions, and RoPE's keys, stored turned, must be turned again.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Protocol, Sequence
 
-from minipe.arrays import Matrix
-from minipe.attention import scaled_dot_product_attention
+from minipe.arrays import Matrix, Vector, dot
+from minipe.attention import softmax
 from minipe.checks import check_type, checked_size
-from minipe.training.heads import (alibi_at, columns, position_rows, side_by_side, turned,
-                                   turned_back)
+from minipe.training.heads import alibi_at, every_head, position_rows, turned, turned_back
 from minipe.training.passes import Model
 
 
@@ -44,15 +44,31 @@ class CachedModel(Model, Protocol):
     def logits(self, ids: Sequence[int]) -> Matrix: ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class KVCache:
     """The keys (RoPE's already turned) and values of every token so far, per head.
 
-    keys[h], values[h]   (n, head_dim): row j is the token at position j
+        keys[h]      (n, head_dim): row j is the key of the token at position j
+        values_T[h]  (head_dim, n): V^T, column j the value of the token at position j
+                     (a new query's output is V^T weights: one dot product of n per column)
+
+    `KVCache(keys, values)` checks what it is given, once (values[h] is (n, head_dim)
+    like the keys); next_logits and evict add or drop rows of a cache already checked,
+    so a token costs its own row, not a look at the n rows before it.
     """
 
     keys: tuple[Matrix, ...]
-    values: tuple[Matrix, ...]
+    values_T: tuple[Matrix, ...]
+
+    def __init__(self, keys: Sequence[Matrix], values: Sequence[Matrix]) -> None:
+        _check_cache(keys, values)
+        object.__setattr__(self, "keys", tuple(keys))
+        object.__setattr__(self, "values_T", tuple(V.T for V in values))  # (head_dim, n)
+
+    @property
+    def values(self) -> tuple[Matrix, ...]:
+        """values[h] (n, head_dim): row j is the value of the token at position j."""
+        return tuple(V_T.T for V_T in self.values_T)
 
     def __len__(self) -> int:
         return len(self.keys[0]) if self.keys else 0  # n: the next token's position
@@ -61,38 +77,69 @@ class KVCache:
         return f"KVCache(heads={len(self.keys)}, tokens={len(self)})"
 
 
-EMPTY = KVCache((), ())  # before the first token
+LARGEST_CACHED = 1e100  # a model's q is at most about d 1e60 (its weights at most 1e30)
 
 
 def next_logits(model: CachedModel, cache: KVCache, token_id: int) -> tuple[list[float], KVCache]:
     """Feed one token at position len(cache): its scores for the next token, and the cache
-    with its keys and values added. Only its own row is computed."""
+    with its keys and values added. Only its own row is computed, and only it is new in
+    the cache: the n rows before it are the cache's own, checked when they came in."""
+    _check_step(model, cache, token_id)
     weights = model.parameters()
     pos = len(cache)  # the new token's position: the cache's length
-    x = Matrix([weights["token_embedding"].rows[token_id]])  # (1, d): E[id]
+    x = weights["token_embedding"][token_id]  # (d,): E[id]
     if model.positions in ("learned", "sinusoidal"):
         x = x + position_rows(model.positions, weights.get("position_embedding"), 1,
-                              model.d_model, model.base, [pos])  # + P[pos]
-    q_row, k_row, v_row = x @ weights["W_q"], x @ weights["W_k"], x @ weights["W_v"]  # (1, d)
+                              model.d_model, model.base, [pos])[0]  # + P[pos]
+    q_row, k_row, v_row = x @ weights["W_q"], x @ weights["W_k"], x @ weights["W_v"]  # (d,)
     head_dim = model.head_dim
-    keys, values, outputs = [], [], []
+    whole = every_head(model.frequencies, head_dim, model.num_heads)
+    if whole is not None:  # RoPE: every head's q and k turned together, at pos; k stored turned
+        q_row, k_row = turned(Matrix([q_row, k_row]), whole, model.attention_scale, [pos, pos])
+    keys, values_T, outputs = [], [], []
     for h in range(model.num_heads):
-        q = columns(q_row, h * head_dim, (h + 1) * head_dim)  # (1, head_dim)
-        k = columns(k_row, h * head_dim, (h + 1) * head_dim)
-        v = columns(v_row, h * head_dim, (h + 1) * head_dim)
-        if model.frequencies is not None:  # turned once, at pos, and stored turned
-            q = turned(q, model.frequencies, model.attention_scale, [pos])
-            k = turned(k, model.frequencies, model.attention_scale, [pos])
-        K = Matrix(cache.keys[h].rows + k.rows) if pos else k  # (pos + 1, head_dim)
-        V = Matrix(cache.values[h].rows + v.rows) if pos else v
-        bias = (alibi_at(model.alibi_slopes[h], [pos], range(pos + 1), pos + 1)
-                if model.alibi_slopes is not None else None)  # -m_h (pos - j)
-        attention = scaled_dot_product_attention(q, K, V, bias=bias)  # keys 0 .. pos: causal
+        q = q_row[h * head_dim:(h + 1) * head_dim]  # (head_dim,): head h's columns
+        k = k_row[h * head_dim:(h + 1) * head_dim]
+        v = v_row[h * head_dim:(h + 1) * head_dim]
+        if model.frequencies is not None and whole is None:  # partial RoPE: head by head
+            q, k = turned(Matrix([q, k]), model.frequencies, model.attention_scale, [pos, pos])
+        K = _with_row(cache.keys[h], k) if pos else Matrix([k])  # (pos + 1, head_dim)
+        V_T = _with_column(cache.values_T[h], v) if pos else Matrix([v]).T  # (head_dim, pos + 1)
+        scores = [dot(q.values, k_j) / math.sqrt(head_dim)  # q . k_j / sqrt(head_dim) for the
+                  for k_j in K.rows]                         # keys j = 0 .. pos: none after
+        if model.alibi_slopes is not None:  # + -m_h (pos - j)
+            bias = alibi_at(model.alibi_slopes[h], [pos], range(pos + 1), pos + 1).rows[0]
+            scores = [score + b_j for score, b_j in zip(scores, bias)]
+        attention_weights = softmax(scores)  # (pos + 1,)
+        outputs.append(V_T @ attention_weights)  # (head_dim,): sum_j weights_j v_j
         keys.append(K)
-        values.append(V)
-        outputs.append(attention.output)
-    logits = side_by_side(outputs) @ weights["W_out"]  # (1, vocab_size)
-    return list(logits.rows[0]), KVCache(tuple(keys), tuple(values))
+        values_T.append(V_T)
+    joined = Vector([number for output in outputs for number in output])  # (d,): [out_0 | ...]
+    logits = joined @ weights["W_out"]  # (vocab_size,): [out_0 | out_1 ...] W_out
+    return list(logits), _grown(keys, values_T)
+
+
+def _with_row(K: Matrix, k: Vector) -> Matrix:
+    """K with k after its rows: (n + 1, head_dim). K's rows are the cache's, checked when
+    they came in, and k was computed by the model: no number is read again."""
+    return K.picked(K.rows + (k.values,))
+
+
+def _with_column(V_T: Matrix, v: Vector) -> Matrix:
+    """V^T with v (head_dim,) as one more column: (head_dim, n + 1), as _with_row."""
+    return V_T.picked([column + (value,) for column, value in zip(V_T.rows, v.values)])
+
+
+def _grown(keys: Sequence[Matrix], values_T: Sequence[Matrix]) -> KVCache:
+    """The cache of these keys and V^T, made without KVCache's look: only for next_logits'
+    and evict's rows, taken from a cache and a model already checked."""
+    cache = object.__new__(KVCache)
+    object.__setattr__(cache, "keys", tuple(keys))
+    object.__setattr__(cache, "values_T", tuple(values_T))
+    return cache
+
+
+EMPTY = _grown((), ())  # before the first token: KVCache((), ())
 
 
 def evict(model: CachedModel, cache: KVCache, *, sinks: int, window: int) -> KVCache:
@@ -117,14 +164,15 @@ def evict(model: CachedModel, cache: KVCache, *, sinks: int, window: int) -> KVC
     evicted = len(cache) - sinks - window
     if evicted <= 0:
         return cache  # it fits: nothing to drop
-    keys, values = [], []
-    for K, V in zip(cache.keys, cache.values):  # (len(cache), head_dim) per head
-        K_window = Matrix(K.rows[-window:])  # (window, head_dim): the latest tokens
+    keys, values_T = [], []
+    for K, V_T in zip(cache.keys, cache.values_T):  # (len(cache), head_dim) per head, V^T
+        K_window = K[-window:]  # (window, head_dim): the latest tokens
         if model.frequencies is not None:  # R(-evicted theta_i) = R(evicted theta_i)^T
             K_window = turned_back(K_window, model.frequencies, 1.0, [evicted] * window)
-        keys.append(Matrix(K.rows[:sinks] + K_window.rows))  # (sinks + window, head_dim)
-        values.append(Matrix(V.rows[:sinks] + V.rows[-window:]))
-    return KVCache(tuple(keys), tuple(values))
+        keys.append(K.picked(K.rows[:sinks] + K_window.rows))  # (sinks + window, head_dim)
+        values_T.append(V_T.picked([column[:sinks] + column[-window:]  # (head_dim, kept)
+                                    for column in V_T.rows]))
+    return _grown(keys, values_T)
 
 
 def generate_greedy(model: CachedModel, ids: list[int], max_new_tokens: int, *,
@@ -162,3 +210,46 @@ def _check_eviction(cache: object, sinks: object, window: object) -> None:
     check_type(cache, KVCache, "cache must be a KVCache (next_logits returns one)")
     checked_size(sinks, "sinks", minimum=0)
     checked_size(window, "window")
+
+
+def _check_step(model: CachedModel, cache: object, token_id: object) -> None:
+    """A KVCache with the model's heads, each head_dim wide, and an ID in its vocabulary;
+    a learned table needs a row for the position len(cache)."""
+    check_type(cache, KVCache, "cache must be a KVCache (next_logits returns one; "
+                               "the first is KVCache((), ()))")
+    assert isinstance(cache, KVCache)  # for mypy: check_type has refused anything else
+    if cache.keys and (len(cache.keys), len(cache.keys[0].rows[0])) != (
+            model.num_heads, model.head_dim):
+        raise ValueError(f"this cache holds {len(cache.keys)} heads of keys "
+                         f"{len(cache.keys[0].rows[0])} wide; the model has {model.num_heads} "
+                         f"of head_dim={model.head_dim}: a cache serves the model that filled it")
+    if (isinstance(token_id, bool) or not isinstance(token_id, int)
+            or not 0 <= token_id < model.vocab_size):
+        raise IndexError(f"token_id = {token_id!r} is not an ID of this model's vocabulary: "
+                         f"valid IDs are 0..{model.vocab_size - 1}")
+    if model.positions == "learned" and len(cache) >= model.context_length:
+        raise ValueError(f"the new token stands at position {len(cache)}, but a learned "
+                         f"position table has only context_length={model.context_length} rows "
+                         f"(0 .. {model.context_length - 1}): evict tokens first")
+
+
+def _check_cache(keys: object, values: object) -> None:
+    """As many heads of keys as of values, each a Matrix; every head n rows, its keys and
+    values one width, every number at most LARGEST_CACHED in size."""
+    for name, tables in (("keys", keys), ("values", values)):
+        if not isinstance(tables, (list, tuple)) or not all(
+                isinstance(table, Matrix) for table in tables):
+            raise TypeError(f"{name} must be a tuple of Matrix, one (n, head_dim) per head, "
+                            f"got {tables!r:.60}")
+    assert isinstance(keys, (list, tuple)) and isinstance(values, (list, tuple))  # for mypy
+    shapes = {table.shape for table in (*keys, *values)}
+    if len(keys) != len(values) or len(shapes) > 1:
+        raise ValueError(f"a cache needs the keys and values of every head, all of one shape "
+                         f"(n, head_dim), got {len(keys)} heads of keys and {len(values)} of "
+                         f"values, of shapes {sorted(shapes)}")
+    largest = max((max(max(map(abs, row)) for row in table.rows)
+                   for table in (*keys, *values)), default=0.0)  # inf if any is
+    if not largest <= LARGEST_CACHED:
+        raise ValueError(f"the cache holds a number of size {largest:g}; keys and values must "
+                         f"be at most {LARGEST_CACHED:g}, so that a query's scores q . k_j "
+                         f"stay below a float's limit, about 1.8e308")
