@@ -25,7 +25,7 @@ from minipe.__main__ import main
 from minipe.exercises import checker, solutions, stubs
 from minipe.exercises.catalogue import EXERCISES, exercise
 from minipe.exercises.checker import Result, check
-from minipe.exercises.mistakes import ISSUE_21, MISTAKES, ROOT
+from minipe.exercises.mistakes import ISSUE_21, ISSUE_30, MISTAKES, ROOT
 
 STUBS = ROOT / "walkthroughs" / "exercises"
 HEADER = "import math\nimport re\n\nDONE = False  # the marker\n\n"
@@ -135,7 +135,8 @@ MISTAKE_SOLUTIONS: list[tuple[str, int, str]] = [
                                      first="sin", second="cos")),
     ("base-1000", 4, PE_TABLE.format(angle="pos / 1000 ** (2 * i / d_model)", first="sin",
                                      second="cos", shift="")),
-    ("rope-base", 10, ROTATE.format(pairs=EITHER, position="pos", base=100000)),
+    ("rope-base-100000", 10, ROTATE.format(pairs=EITHER, position="pos", base=100000)),
+    ("rope-base-1000", 10, ROTATE.format(pairs=EITHER, position="pos", base=1000)),
     ("positions-from-1", 4, PE_TABLE.format(angle=RIGHT_ANGLE, first="sin", second="cos",
                                             shift=" + 1")),
     ("rope-positions-from-1", 10, ROTATE.format(pairs=EITHER, position="pos + 1", base=10000)),
@@ -195,10 +196,12 @@ def test_every_catalogued_mistake_is_caught_and_named(tmp_path: Path, key: str, 
     assert f"{MISTAKES[key].where()} has it right" in text
 
 
-def test_the_wrong_solutions_cover_the_whole_catalogue_and_issue_21s_list() -> None:
-    assert {key for key, _, _ in MISTAKE_SOLUTIONS} == set(MISTAKES)
-    assert len(ISSUE_21) == 13
+def test_the_wrong_solutions_cover_the_whole_catalogue_and_issues_21_and_30() -> None:
+    written = {key for key, _, _ in MISTAKE_SOLUTIONS} | {key for _, key, _ in WRONG_ANSWERS}
+    assert written - {""} == set(MISTAKES)  # WRONG_ANSWERS is below
+    assert len(ISSUE_21) == 13 and len(ISSUE_30) == 12
     assert {key for keys in ISSUE_21.values() for key in keys} <= set(MISTAKES)
+    assert {key for keys in ISSUE_30.values() for key in keys} <= set(MISTAKES)
 
 
 def test_every_mistake_points_at_a_line_that_is_there() -> None:
@@ -219,6 +222,574 @@ def test_the_grid_shows_expected_yours_and_their_difference(tmp_path: Path) -> N
     # 0.5403 - 0.8415 = -0.3012, 1 - 0.01 = 0.99 (to 4 decimals)
     assert lines[at + 2] == "       difference  [-0.3012  0.3012  0.9900 -0.9900]"
     assert "  ... 1 more differing (of 4 rows)" in lines  # three rows shown of the four
+
+
+# ---------------------------------------------------------------------------
+# Issue 30: wrong answers as a learner writes them, not as the checker's wrong.py does
+# ---------------------------------------------------------------------------
+
+# (exercise, the mistake the checker should name or "" where none fits, a whole stub's
+# function). Each holds one real mistake, written the way someone who has read only the
+# stub would make it: loops, comprehensions, in-place edits, minipe's own pieces.
+WRONG_ANSWERS: list[tuple[int, str, str]] = [
+    (1, "", '''
+def encode(text, vocabulary):
+    words = text.split()  # no lower-casing, punctuation glued to words
+    return [vocabulary.index(w) if w in vocabulary else vocabulary.index("<|unk|>")
+            for w in words]
+'''),
+    (1, "", '''
+def encode(text, vocabulary):
+    tokens = re.findall(r"<\\|\\w+\\|>|\\w+|[^\\w\\s]", text.lower())
+    return [vocabulary.index(token) for token in tokens]  # no <|unk|>: 'dog' raises
+'''),
+    (2, "ids-from-1", '''
+def lookup(table, ids):
+    out = []
+    for token_id in ids:
+        out.append(list(table[token_id - 1]))  # the first row is ID 1
+    return out
+'''),
+    (2, "", '''
+def lookup(table, ids):
+    return [[row[i] for row in table] for i in ids]  # column i, not row i
+'''),
+    (3, "sin-cos-swapped", '''
+def pe_position(pos, d_model):
+    row = [0.0] * d_model
+    for j in range(0, d_model, 2):
+        angle = pos / 10000 ** (j / d_model)
+        row[j] = math.cos(angle)
+        row[j + 1] = math.sin(angle)
+    return row
+'''),
+    (3, "exponent", '''
+def pe_position(pos, d_model):
+    row = []
+    for j in range(d_model):
+        angle = pos / 10000 ** (j / d_model)  # the column's own j
+        row.append(math.sin(angle) if j % 2 == 0 else math.cos(angle))
+    return row
+'''),
+    (3, "base-1000", '''
+def pe_position(pos, d_model):
+    out = []
+    for i in range(d_model // 2):
+        w = 1 / 1000 ** (2 * i / d_model)
+        out += [math.sin(pos * w), math.cos(pos * w)]
+    return out
+'''),
+    (4, "positions-from-1", '''
+def pe_table(num_positions, d_model):
+    table = []
+    for pos in range(1, num_positions + 1):
+        row = []
+        for i in range(d_model // 2):
+            angle = pos / 10000 ** (2 * i / d_model)
+            row += [math.sin(angle), math.cos(angle)]
+        table.append(row)
+    return table
+'''),
+    (4, "halves-for-interleaved", '''
+def pe_table(num_positions, d_model):
+    table = []
+    for pos in range(num_positions):
+        sines = [math.sin(pos / 10000 ** (2 * i / d_model)) for i in range(d_model // 2)]
+        cosines = [math.cos(pos / 10000 ** (2 * i / d_model)) for i in range(d_model // 2)]
+        table.append(sines + cosines)
+    return table
+'''),
+    (4, "", '''
+def pe_table(num_positions, d_model):
+    return [[f(pos / 10000 ** (2 * i // d_model)) for i in range(d_model // 2)
+             for f in (math.sin, math.cos)] for pos in range(num_positions)]
+'''),
+    (5, "changed-its-arguments", '''
+def add_positions(tokens, table):
+    for sequence in tokens:
+        for t, token in enumerate(sequence):
+            for c in range(len(token)):
+                token[c] += table[t][c]  # in place: quicker, and the shapes are right
+    return tokens
+'''),
+    (5, "wrong-axis", '''
+def add_positions(tokens, table):
+    return [[[x + p for x, p in zip(token, row)] for token in sequence]
+            for sequence, row in zip(tokens, table)]
+'''),
+    (5, "", '''
+def add_positions(tokens, table):
+    out = []
+    for sequence in tokens:
+        out.append([[x + p for x, p in zip(token, table[0])] for token in sequence])
+    return out  # row 0 for every token
+'''),
+    (6, "softmax-min", '''
+def softmax(scores):
+    low = min(scores)  # shift so every number is >= 0
+    exps = [math.exp(s - low) for s in scores]
+    total = sum(exps)
+    return [e / total for e in exps]
+'''),
+    (6, "max-in-numerator-only", '''
+def softmax(scores):
+    m = max(scores)
+    total = sum(math.exp(s) for s in scores)
+    return [math.exp(s - m) / total for s in scores]
+'''),
+    (6, "changed-its-arguments", '''
+def softmax(scores):
+    m = max(scores)
+    for i in range(len(scores)):
+        scores[i] = math.exp(scores[i] - m)
+    total = sum(scores)
+    return [s / total for s in scores]
+'''),
+    (6, "softmax-no-max", '''
+def softmax(scores):
+    exps = list(map(math.exp, scores))
+    return [e / math.fsum(exps) for e in exps]
+'''),
+    (6, "softmax-mean", '''
+def softmax(scores):
+    mean = sum(scores) / len(scores)  # centre them: exp stays moderate
+    exps = [math.exp(s - mean) for s in scores]
+    return [e / sum(exps) for e in exps]
+'''),
+    (7, "mask-after-softmax", '''
+def causal_attention(q, k, v):
+    d_k = len(q[0])
+    out = []
+    for i in range(len(q)):
+        scores = [sum(a * b for a, b in zip(q[i], key)) / math.sqrt(d_k) for key in k]
+        m = max(scores)
+        e = [math.exp(s - m) for s in scores]
+        weights = [x / sum(e) for x in e]
+        weights = [w if j <= i else 0.0 for j, w in enumerate(weights)]  # then hide the future
+        out.append([sum(w * row[c] for w, row in zip(weights, v)) for c in range(len(v[0]))])
+    return out
+'''),
+    (7, "mask-strict", '''
+def causal_attention(q, k, v):
+    out = []
+    for i, query in enumerate(q):
+        scores = []
+        for j, key in enumerate(k):
+            s = sum(a * b for a, b in zip(query, key)) / math.sqrt(len(query))
+            scores.append(s if j < i else -math.inf)
+        m = max(scores)
+        e = [math.exp(s - m) for s in scores]
+        total = sum(e)
+        out.append([sum(e[j] / total * v[j][c] for j in range(len(v))) for c in range(len(v[0]))])
+    return out
+'''),
+    (7, "missing-sqrt", '''
+from minipe import Matrix, softmax
+def causal_attention(q, k, v):
+    Q, K, V = Matrix(q), Matrix(k), Matrix(v)
+    scores = (Q @ K.T).tolist()
+    rows = []
+    for i, row in enumerate(scores):
+        w = softmax([s if j <= i else -math.inf for j, s in enumerate(row)])
+        rows.append(list(w))
+    return (Matrix(rows) @ V).tolist()
+'''),
+    (7, "sqrt-of-n", '''
+def causal_attention(q, k, v):
+    scale = math.sqrt(len(q))  # the number of tokens
+    out = []
+    for i, qi in enumerate(q):
+        s = [sum(a * b for a, b in zip(qi, kj)) / scale if j <= i else -math.inf
+             for j, kj in enumerate(k)]
+        m = max(s)
+        e = [math.exp(x - m) for x in s]
+        out.append([sum(ej / sum(e) * vj[c] for ej, vj in zip(e, v)) for c in range(len(v[0]))])
+    return out
+'''),
+    (7, "softmax-no-max", '''
+def causal_attention(q, k, v):
+    out = []
+    for i, qi in enumerate(q):
+        e = [math.exp(sum(a * b for a, b in zip(qi, kj)) / math.sqrt(len(qi))) if j <= i
+             else 0.0 for j, kj in enumerate(k)]
+        out.append([sum(ej / sum(e) * vj[c] for ej, vj in zip(e, v)) for c in range(len(v[0]))])
+    return out
+'''),
+    (8, "exponent", '''
+def shift_matrix(k, d_model):
+    M = [[0.0] * d_model for _ in range(d_model)]
+    for i in range(d_model // 2):
+        w = 1 / 10000 ** (i / d_model)
+        c, s = math.cos(k * w), math.sin(k * w)
+        M[2 * i][2 * i], M[2 * i][2 * i + 1] = c, s
+        M[2 * i + 1][2 * i], M[2 * i + 1][2 * i + 1] = -s, c
+    return M
+'''),
+    (8, "shift-the-wrong-way", '''
+def shift_matrix(k, d_model):
+    M = [[0.0] * d_model for _ in range(d_model)]
+    for i in range(d_model // 2):
+        w = 1 / 10000 ** (2 * i / d_model)
+        c, s = math.cos(k * w), math.sin(k * w)
+        M[2 * i][2 * i], M[2 * i][2 * i + 1] = c, -s  # a rotation matrix as in the books
+        M[2 * i + 1][2 * i], M[2 * i + 1][2 * i + 1] = s, c
+    return M
+'''),
+    (9, "turned-the-wrong-way", '''
+def turn_pair(x, y, pos, theta):
+    c, s = math.cos(pos * theta), math.sin(pos * theta)
+    return [c * x + s * y, -s * x + c * y]
+'''),
+    (9, "rope-positions-from-1", '''
+def turn_pair(x, y, pos, theta):
+    m = pos + 1  # the first token is token 1
+    return [x * math.cos(m * theta) - y * math.sin(m * theta),
+            x * math.sin(m * theta) + y * math.cos(m * theta)]
+'''),
+    (10, "rope-interleaved-for-half", '''
+def rotate_row(row, pos, layout):
+    d = len(row)
+    out = []
+    for i in range(d // 2):  # the layout: interleaved is what the paper does
+        a = pos * 10000 ** (-2 * i / d)
+        x, y = row[2 * i], row[2 * i + 1]
+        out += [x * math.cos(a) - y * math.sin(a), x * math.sin(a) + y * math.cos(a)]
+    return out
+'''),
+    (10, "rope-exponent", '''
+def rotate_row(row, pos, layout):
+    d = len(row)
+    out = list(row)
+    for i in range(d // 2):
+        a, b = (2 * i, 2 * i + 1) if layout == "interleaved" else (i, i + d // 2)
+        angle = pos * 10000 ** (-i / d)  # theta_i
+        out[a] = row[a] * math.cos(angle) - row[b] * math.sin(angle)
+        out[b] = row[a] * math.sin(angle) + row[b] * math.cos(angle)
+    return out
+'''),
+    (10, "changed-its-arguments", '''
+def rotate_row(row, pos, layout):
+    d = len(row)
+    for i in range(d // 2):
+        a, b = (2 * i, 2 * i + 1) if layout == "interleaved" else (i, i + d // 2)
+        angle = pos * 10000 ** (-2 * i / d)
+        x, y = row[a], row[b]
+        row[a] = x * math.cos(angle) - y * math.sin(angle)
+        row[b] = x * math.sin(angle) + y * math.cos(angle)
+    return row
+'''),
+    (11, "alibi-no-mask", '''
+def alibi(seq_len, slope):
+    return [[-slope * abs(i - j) for j in range(seq_len)] for i in range(seq_len)]
+'''),
+    (11, "alibi-sign", '''
+def alibi(seq_len, slope):
+    bias = []
+    for i in range(seq_len):
+        bias.append([slope * (j - i) * -1 if j <= i else -math.inf for j in range(seq_len)])
+    return bias
+'''),
+    (11, "mask-strict", '''
+def alibi(seq_len, slope):
+    return [[-slope * (i - j) if j < i else -math.inf for j in range(seq_len)]
+            for i in range(seq_len)]
+'''),
+    (12, "t5-no-clamp", '''
+def t5_bucket(relative_position):
+    half = 16
+    bucket = half if relative_position > 0 else 0
+    n = abs(relative_position)
+    if n < 8:
+        return bucket + n
+    return bucket + 8 + int(math.log(n / 8) / math.log(128 / 8) * (half - 8))
+'''),
+    (12, "t5-not-halved", '''
+def t5_bucket(relative_position):
+    num_buckets, max_distance = 32, 128
+    max_exact = num_buckets // 2
+    offset = num_buckets if relative_position > 0 else 0
+    n = abs(relative_position)
+    if n < max_exact:
+        return offset + n
+    large = max_exact + int(math.log(n / max_exact) / math.log(max_distance / max_exact)
+                            * (num_buckets - max_exact))
+    return offset + min(large, num_buckets - 1)
+'''),
+    (12, "t5-zero-upper", '''
+def t5_bucket(relative_position):
+    offset = 16 if relative_position >= 0 else 0  # the query's own key: upper half too
+    n = abs(relative_position)
+    if n < 8:
+        return offset + n
+    return offset + min(8 + int(math.log(n / 8) / math.log(16) * 8), 15)
+'''),
+    (13, "position-ids-from-1", '''
+import itertools
+def position_ids(attention_mask):
+    return [list(itertools.accumulate(row)) for row in attention_mask]
+'''),
+    (13, "arange-for-cumsum", '''
+def position_ids(attention_mask):
+    out = []
+    for row in attention_mask:
+        out.append([t for t in range(len(row))])
+    return out
+'''),
+    (14, "new-token-at-0", '''
+from minipe import Matrix, apply_rotary
+def cached_step(q, k, v, keys, values):
+    q = apply_rotary(Matrix([q])).tolist()[0]  # the new token, rotated
+    k = apply_rotary(Matrix([k])).tolist()[0]
+    K, V = keys + [k], values + [v]
+    s = [sum(a * b for a, b in zip(q, key)) / math.sqrt(len(q)) for key in K]
+    m = max(s)
+    e = [math.exp(x - m) for x in s]
+    return [sum(ej / sum(e) * vj[c] for ej, vj in zip(e, V)) for c in range(len(v))]
+'''),
+    (14, "v-turned", '''
+from minipe import Matrix, apply_rotary
+def cached_step(q, k, v, keys, values):
+    n = len(keys)
+    q, k, v = (apply_rotary(Matrix([x]), start=n).tolist()[0] for x in (q, k, v))
+    K, V = keys + [k], values + [v]
+    s = [sum(a * b for a, b in zip(q, key)) / math.sqrt(len(q)) for key in K]
+    m = max(s)
+    e = [math.exp(x - m) for x in s]
+    return [sum(ej / sum(e) * vj[c] for ej, vj in zip(e, V)) for c in range(len(v))]
+'''),
+    (14, "keys-turned-twice", '''
+from minipe import Matrix, apply_rotary, scaled_dot_product_attention
+def cached_step(q, k, v, keys, values):
+    n = len(keys)
+    K = apply_rotary(Matrix(keys + [k]))  # every key at its position 0 .. n
+    Q = apply_rotary(Matrix([q]), start=n)
+    return scaled_dot_product_attention(Q, K, Matrix(values + [v])).output.tolist()[0]
+'''),
+    (14, "", '''
+from minipe import Matrix, apply_rotary
+def cached_step(q, k, v, keys, values):
+    n = len(keys)
+    q = apply_rotary(Matrix([q]), start=n).tolist()[0]
+    K = keys + apply_rotary(Matrix([k]), start=n).tolist()
+    s = [sum(a * b for a, b in zip(q, key)) / math.sqrt(len(K)) for key in K]  # n + 1 keys
+    m = max(s)
+    e = [math.exp(x - m) for x in s]
+    V = values + [v]
+    return [sum(ej / sum(e) * vj[c] for ej, vj in zip(e, V)) for c in range(len(v))]
+'''),
+    (15, "lookup-batch-offset", '''
+def lookup_backward(ids, d_X, vocab_size):
+    d_E = [[0.0] * len(d_X[0]) for _ in range(vocab_size)]
+    for sequence in ids:
+        for t, token_id in enumerate(sequence):
+            for c in range(len(d_X[t])):
+                d_E[token_id][c] += d_X[t][c]
+    return d_E
+'''),
+    (15, "lookup-overwrites", '''
+def lookup_backward(ids, d_X, vocab_size):
+    width = len(d_X[0])
+    d_E = {i: [0.0] * width for i in range(vocab_size)}
+    flat = [i for sequence in ids for i in sequence]
+    for row, token_id in zip(d_X, flat):
+        d_E[token_id] = list(row)
+    return [d_E[i] for i in range(vocab_size)]
+'''),
+    (16, "mean-for-sum", '''
+def broadcast_backward(d_X, context_length):
+    d_P = [[0.0] * len(d_X[0][0]) for _ in range(context_length)]
+    for t in range(len(d_X[0])):
+        for c in range(len(d_X[0][0])):
+            d_P[t][c] = sum(d_x[t][c] for d_x in d_X) / len(d_X)  # averaged over the batch
+    return d_P
+'''),
+    (17, "positions-not-restarted", '''
+def pack_documents(documents):
+    ids = [token for document in documents for token in document]
+    labels = []
+    for document in documents:
+        labels += [-100] + document[1:]
+    return [ids, list(range(len(ids))), labels]
+'''),
+    (17, "labels-not-ignored", '''
+def pack_documents(documents):
+    ids, positions = [], []
+    for document in documents:
+        ids.extend(document)
+        positions.extend(range(len(document)))
+    return [ids, positions, list(ids)]  # the labels are the inputs
+'''),
+    (17, "labels-shifted", '''
+def pack_documents(documents):
+    ids, positions, labels = [], [], []
+    for document in documents:
+        ids += document
+        positions += list(range(len(document)))
+        labels += document[1:] + [-100]  # predict the next token; nothing after the last
+    return [ids, positions, labels]
+'''),
+    (17, "changed-its-arguments", '''
+def pack_documents(documents):
+    ids = documents[0]
+    for document in documents[1:]:
+        ids += document
+    positions = [p for document in documents for p in range(len(document))]
+    labels = [-100 if p == 0 else i for i, p in zip(ids, positions)]
+    return [ids, positions, labels]
+'''),
+    (18, "document-mask-not-causal", '''
+def document_mask(position_ids):
+    document, documents = -1, []
+    for p in position_ids:
+        if p == 0:
+            document += 1
+        documents.append(document)
+    return [[a == b for b in documents] for a in documents]
+'''),
+    (18, "document-mask-causal-only", '''
+def document_mask(position_ids):
+    n = len(position_ids)
+    return [[j <= i for j in range(n)] for i in range(n)]  # causal, as in exercise 7
+'''),
+    (18, "mask-strict", '''
+def document_mask(position_ids):
+    starts = [t - p for t, p in enumerate(position_ids)]
+    return [[starts[i] == starts[j] and j < i for j in range(len(starts))]
+            for i in range(len(starts))]
+'''),
+    (19, "evict-not-turned-back", '''
+def evict(keys, values, sinks, window):
+    if len(keys) <= sinks + window:
+        return [keys, values]
+    return [keys[:sinks] + keys[-window:], values[:sinks] + values[-window:]]
+'''),
+    (19, "evict-turned-forward", '''
+from minipe import Matrix, apply_rotary
+def evict(keys, values, sinks, window):
+    evicted = len(keys) - sinks - window
+    if evicted <= 0:
+        return [keys, values]
+    moved = apply_rotary(Matrix(keys[-window:]), positions=[evicted] * window)
+    return [keys[:sinks] + moved.tolist(), values[:sinks] + values[-window:]]
+'''),
+    (19, "evict-values-turned", '''
+def evict(keys, values, sinks, window):
+    evicted = len(keys) - sinks - window
+    if evicted <= 0:
+        return [keys, values]
+    def back(row):
+        d = len(row)
+        out = list(row)
+        for i in range(d // 2):
+            a = -evicted * 10000 ** (-2 * i / d)
+            x, y = row[2 * i], row[2 * i + 1]
+            out[2 * i], out[2 * i + 1] = (x * math.cos(a) - y * math.sin(a),
+                                          x * math.sin(a) + y * math.cos(a))
+        return out
+    return [keys[:sinks] + [back(r) for r in keys[-window:]],
+            values[:sinks] + [back(r) for r in values[-window:]]]  # keys and values alike
+'''),
+    (19, "evict-no-sinks", '''
+def evict(keys, values, sinks, window):
+    keep = sinks + window
+    evicted = len(keys) - keep
+    if evicted <= 0:
+        return [keys, values]
+    def back(row):
+        d = len(row)
+        out = list(row)
+        for i in range(d // 2):
+            a = -evicted * 10000 ** (-2 * i / d)
+            x, y = row[2 * i], row[2 * i + 1]
+            out[2 * i], out[2 * i + 1] = (x * math.cos(a) - y * math.sin(a),
+                                          x * math.sin(a) + y * math.cos(a))
+        return out
+    return [[back(r) for r in keys[-keep:]], values[-keep:]]  # the newest tokens
+'''),
+    (19, "", '''
+def evict(keys, values, sinks, window):
+    evicted = len(keys) - window  # how many are dropped
+    if len(keys) <= sinks + window:
+        return [keys, values]
+    def back(row):
+        d = len(row)
+        out = list(row)
+        for i in range(d // 2):
+            a = -evicted * 10000 ** (-2 * i / d)
+            x, y = row[2 * i], row[2 * i + 1]
+            out[2 * i], out[2 * i + 1] = (x * math.cos(a) - y * math.sin(a),
+                                          x * math.sin(a) + y * math.cos(a))
+        return out
+    return [keys[:sinks] + [back(r) for r in keys[-window:]], values[:sinks] + values[-window:]]
+'''),
+    (20, "partial-theta-of-d", '''
+def partial_rotary(row, pos, rotary_dims):
+    d = len(row)
+    out = list(row)
+    for i in range(rotary_dims // 2):
+        a = pos * 10000 ** (-2 * i / d)  # theta_i as in exercise 10
+        x, y = row[2 * i], row[2 * i + 1]
+        out[2 * i], out[2 * i + 1] = x * math.cos(a) - y * math.sin(a), x * math.sin(a) + y * math.cos(a)
+    return out
+'''),
+    (20, "partial-wrong-columns", '''
+from minipe import Matrix, apply_rotary
+def partial_rotary(row, pos, rotary_dims):
+    keep = len(row) - rotary_dims
+    turned = apply_rotary(Matrix([row[keep:]]), start=pos).tolist()[0]
+    return row[:keep] + turned  # the rest first, then the turned part
+'''),
+    (20, "", '''
+from minipe import Matrix, apply_rotary
+def partial_rotary(row, pos, rotary_dims):
+    turned = apply_rotary(Matrix([row[:rotary_dims]]), start=pos, layout="half").tolist()[0]
+    return turned + row[rotary_dims:]  # GPT-NeoX: the half layout
+'''),
+    (21, "slopes-geometric-for-any-n", '''
+def alibi_slopes(num_heads):
+    start = 2 ** (-8 / num_heads)
+    return [start ** (h + 1) for h in range(num_heads)]
+'''),
+    (21, "slopes-from-h0", '''
+def alibi_slopes(num_heads):
+    power = 2 ** int(math.log2(num_heads))
+    slopes = [2 ** (-8 * h / power) for h in range(power)]
+    extra = [2 ** (-8 * h / (2 * power)) for h in range(2 * power)]
+    return slopes + extra[0::2][:num_heads - power]
+'''),
+    (21, "slopes-extra-not-every-other", '''
+def alibi_slopes(num_heads):
+    power = 2 ** int(math.log2(num_heads))
+    slopes = [2 ** (-8 * (h + 1) / power) for h in range(power)]
+    more = [2 ** (-8 * (h + 1) / (2 * power)) for h in range(num_heads - power)]
+    return slopes + more
+'''),
+    (21, "", '''
+def alibi_slopes(num_heads):
+    power = 2 ** int(math.log2(num_heads))
+    slopes = [2 ** (-8 * (h + 1) / power) for h in range(power)]
+    twice = [2 ** (-8 * (h + 1) / (2 * power)) for h in range(2 * power)]
+    return slopes + twice[1::2][:num_heads - power]  # the odd ones, skipping the first
+'''),
+]
+
+
+@pytest.mark.parametrize("number, key, code", WRONG_ANSWERS,
+                         ids=[f"{n}-{key or 'unnamed'}-{i}"
+                              for i, (n, key, _) in enumerate(WRONG_ANSWERS)])
+def test_a_learners_wrong_answer_fails_and_is_named_when_known(tmp_path: Path, number: int,
+                                                               key: str, code: str) -> None:
+    result = _check(tmp_path, number, code)
+    assert result.status == "wrong", result.text
+    assert result.mistake == key, result.text  # "" : the checker says it knows no name
+
+
+def test_the_wrong_answers_none_passes_and_four_in_five_are_named() -> None:
+    """Issue 30's target for the set above (each case is run by the test before)."""
+    named = [key for _, key, _ in WRONG_ANSWERS if key]
+    assert len(WRONG_ANSWERS) >= 40
+    assert len(named) >= 0.8 * len(WRONG_ANSWERS), (len(named), len(WRONG_ANSWERS))
+    assert {number for number, _, _ in WRONG_ANSWERS} == set(range(1, len(EXERCISES) + 1))
 
 
 # ---------------------------------------------------------------------------
@@ -324,7 +895,7 @@ def test_every_example_in_a_stub_is_what_a_right_solution_returns() -> None:
             expected = eval(shown.replace("*", "None"), {"inf": math.inf})
             assert _agrees(expected, actual), (item.stem, call, actual)
             checked += 1
-    assert checked == 22  # the examples `grep -- "->" walkthroughs/exercises/*.py` lists
+    assert checked == 28  # the examples `grep -- "->" walkthroughs/exercises/*.py` lists
 
 
 # ---------------------------------------------------------------------------
@@ -393,7 +964,7 @@ def test_the_list_says_done_and_check_alone_takes_the_first_not_done(
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].split()[:1] == ["1"] and "  done  " in lines[1]
     assert "not done" in lines[2]
-    assert lines[-1] == "1 of 16 done. Next: python -m minipe exercises check 2"
+    assert lines[-1] == "1 of 21 done. Next: python -m minipe exercises check 2"
     assert main(["exercises", "--dir", str(folder), "check"]) == 1
     assert "exercise 2 is not done yet" in capsys.readouterr().out
 
@@ -409,7 +980,7 @@ def test_hint_and_solution(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert "def softmax(scores: list[float]) -> list[float]:" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv", [["check", "17"], ["hint", "0"], ["solution", "x"], ["--bad"],
+@pytest.mark.parametrize("argv", [["check", "22"], ["hint", "0"], ["solution", "x"], ["--bad"],
                                   ["frobnicate"]])
 def test_bad_options_and_unknown_exercises_exit_2(argv: list[str],
                                                   capsys: pytest.CaptureFixture[str]) -> None:
@@ -471,8 +1042,8 @@ def test_the_readmes_first_two_minutes_are_what_the_command_prints(
     stub.write_text(untouched[:start] + swapped.replace("math.COS", "math.sin") + "\n")
     assert main(["exercises", "check", "3"]) == 0
     assert capsys.readouterr().out.rstrip("\n") == right
-    assert "knows twenty-five mistakes by name" in " ".join(section.split())
-    assert len(MISTAKES) == 25
+    assert "knows fifty-seven mistakes by name" in " ".join(section.split())
+    assert len(MISTAKES) == 57
 
 
 def test_the_list_ends_quietly_when_its_reader_has_left() -> None:

@@ -86,7 +86,8 @@ def _softmax_cases() -> list[tuple[Any, ...]]:
     rng = random.Random(6)
     return [([1.0, 2.0, 3.0],), ([0.0, math.log(3.0)],),
             ([round(rng.gauss(0, 3), 4) for _ in range(10)],),
-            ([1000.0, 999.0, 998.0],), ([-1000.0, -1001.0],)]
+            ([1000.0, 999.0, 998.0],), ([-1000.0, -1001.0],),
+            ([0.0, 1000.0],), ([-1000.0, 0.0, 1000.0],)]  # wide: only the max keeps exp <= 1
 
 
 def _attention_cases() -> list[tuple[Any, ...]]:
@@ -94,7 +95,11 @@ def _attention_cases() -> list[tuple[Any, ...]]:
     small = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
     return [(small, small, small),
             (_uniform(rng, 4, 4), _uniform(rng, 4, 4), _uniform(rng, 4, 3)),
-            (_uniform(rng, 6, 8), _uniform(rng, 6, 8), _uniform(rng, 6, 8))]
+            (_uniform(rng, 6, 8), _uniform(rng, 6, 8), _uniform(rng, 6, 8)),
+            (WIDE, WIDE, small)]  # scores up to 1600 / sqrt(2): exp overflows without the max
+
+
+WIDE = [[40.0, 0.0], [0.0, 40.0], [40.0, 40.0]]
 
 
 def _shift_cases() -> list[tuple[Any, ...]]:
@@ -143,6 +148,9 @@ def _step_cases() -> list[tuple[Any, ...]]:
         keys = reference.turned_cache(_uniform(rng, n, d))
         cases.append((_uniform(rng, d), _uniform(rng, d), _uniform(rng, d), keys,
                       _uniform(rng, n, d)))
+    wide = [40.0, 40.0, 40.0, 40.0]  # the new key's score: 6400 / sqrt(4) = 3200
+    cases.append((wide, wide, _uniform(rng, 4), reference.turned_cache([wide, wide]),
+                  _uniform(rng, 2, 4)))
     return cases
 
 
@@ -159,6 +167,35 @@ def _broadcast_backward_cases() -> list[tuple[Any, ...]]:
     return [(fixed, 4), (_uniform(rng, 8, 4, 16), 4)]
 
 
+def _pack_cases() -> list[tuple[Any, ...]]:
+    rng = random.Random(17)
+    documents = [[rng.randrange(50) for _ in range(rng.randrange(1, 6))] for _ in range(4)]
+    return [([[5, 1, 4], [7, 8]],), ([[3], [1, 2, 3, 4], [9, 9]],), (documents,)]
+
+
+def _document_mask_cases() -> list[tuple[Any, ...]]:
+    return [([0, 1, 2, 0, 1],), ([0, 1, 0],), ([0, 0, 1, 2, 3, 0, 1, 0],)]
+
+
+def _evict_cases() -> list[tuple[Any, ...]]:
+    rng = random.Random(19)
+    cases: list[tuple[Any, ...]] = []
+    for n, d, sinks, window in [(6, 4, 1, 3), (9, 6, 2, 4), (4, 4, 1, 3), (10, 4, 0, 5)]:
+        keys = reference.turned_cache(_uniform(rng, n, d))  # key j turned at position j
+        cases.append((keys, _uniform(rng, n, d), sinks, window))
+    return cases
+
+
+def _partial_cases() -> list[tuple[Any, ...]]:
+    rng = random.Random(20)
+    return [([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], 3, 4), (_uniform(rng, 8), 5, 4),
+            (_uniform(rng, 12), 11, 6), (_uniform(rng, 8), 7, 8)]
+
+
+def _slopes_cases() -> list[tuple[Any, ...]]:
+    return [(8,), (4,), (6,), (12,), (3,)]
+
+
 PE_MISTAKES = (("sin-cos-swapped", wrong.pe_swapped), ("halves-for-interleaved", wrong.pe_halves),
                ("base-100000", wrong.pe_with_base(100000.0)),
                ("base-1000", wrong.pe_with_base(1000.0)),
@@ -173,7 +210,7 @@ EXERCISES = (
              "its index in the vocabulary, or the index of '<|unk|>' when it is not there "
              "(dict.get takes a default)."),
     Exercise(2, "02_lookup", "lookup", "an embedding lookup", "minipe/embedding.py",
-             _lookup_cases, reference.lookup, (),
+             _lookup_cases, reference.lookup, (("ids-from-1", wrong.lookup_from_1),),
              "Nothing is multiplied: the answer's row t is the table's row ids[t]. Copy the "
              "row (list(table[i])), so that changing the answer leaves the table alone."),
     Exercise(3, "03_pe_position", "pe_position", "PE(pos) for d_model = 6",
@@ -191,20 +228,29 @@ EXERCISES = (
              "Three loops, over b, t and the numbers of a row: out[b][t][c] = tokens[b][t][c] "
              "+ table[t][c]. The table has no b: the same row t goes to every sequence."),
     Exercise(6, "06_softmax", "softmax", "the stable softmax", "minipe/attention.py",
-             _softmax_cases, reference.softmax, (("softmax-no-max", wrong.softmax_no_max),),
+             _softmax_cases, reference.softmax,
+             (("softmax-min", wrong.softmax_min), ("softmax-mean", wrong.softmax_mean),
+              ("softmax-no-max", wrong.softmax_no_max),
+              ("max-in-numerator-only", wrong.softmax_max_in_numerator)),
              "m = max(scores); exps = [math.exp(x - m) for x in scores]; then divide each by "
              "their sum. No exp is ever above 1."),
     Exercise(7, "07_causal_attention", "causal_attention", "one attention head with the "
              "causal mask", "minipe/attention.py", _attention_cases, reference.causal_attention,
              (("missing-sqrt", wrong.attention_unscaled), ("mask-zero", wrong.attention_mask_zero),
-              ("mask-missing", wrong.attention_no_mask)),
+              ("mask-missing", wrong.attention_no_mask),
+              ("mask-after-softmax", wrong.attention_mask_after_softmax),
+              ("sqrt-of-n", wrong.attention_scaled_by_n),
+              ("mask-strict", wrong.attention_strict(stable=True)),
+              ("mask-strict", wrong.attention_strict(stable=False)),
+              ("softmax-no-max", wrong.attention_naive_softmax)),
              "For each query i: scores q_i . k_j / sqrt(d_k) for every j, -inf for j > i, "
              "softmax them (exercise 6), and the output is sum_j weight_j * v_j."),
     Exercise(8, "08_shift_matrix", "shift_matrix", "the shift matrix M_k",
              "minipe/positional.py", _shift_cases, reference.shift_matrix,
              (("shift-the-wrong-way", wrong.shift_back),
               ("base-100000", wrong.shift_with_base(100000.0)),
-              ("base-1000", wrong.shift_with_base(1000.0))),
+              ("base-1000", wrong.shift_with_base(1000.0)),
+              ("exponent", wrong.shift_with_exponent(lambda i, d_model: i / d_model))),
              "Start from d_model rows of zeros. For pair i, w = 1 / 10000 ** (2 * i / d_model) "
              "and the block at rows and columns (2i, 2i+1) is [[cos kw, sin kw], "
              "[-sin kw, cos kw]]."),
@@ -217,24 +263,31 @@ EXERCISES = (
              "minipe/rotary.py", _row_cases, reference.rotate_row,
              (("rope-half-for-interleaved", wrong.rotate_in_layout("half")),
               ("rope-interleaved-for-half", wrong.rotate_in_layout("interleaved")),
-              ("rope-base", wrong.rotate_with_base(100000.0)),
-              ("rope-base", wrong.rotate_with_base(1000.0)),
-              ("rope-positions-from-1", wrong.rotate_from_1)),
+              ("rope-base-100000", wrong.rotate_with_base(100000.0)),
+              ("rope-base-1000", wrong.rotate_with_base(1000.0)),
+              ("rope-positions-from-1", wrong.rotate_from_1),
+              ("rope-exponent", wrong.rotate_without_the_2)),
              "First the pairs: (2i, 2i+1) interleaved, (i, i + d/2) half. Then turn pair i "
              "by pos * 10000 ** (-2 * i / d), as in exercise 9, into a copy of the row."),
     Exercise(11, "11_alibi", "alibi", "ALiBi's bias", "minipe/relative.py", _alibi_cases,
-             reference.alibi, (("alibi-sign", wrong.alibi_flipped),),
+             reference.alibi,
+             (("alibi-sign", wrong.alibi_flipped), ("alibi-no-mask", wrong.alibi_no_mask),
+              ("alibi-no-mask", wrong.alibi_symmetric), ("mask-strict", wrong.alibi_strict),
+              ("mask-zero", wrong.alibi_zero_above)),
              "Row i, column j: -slope * (i - j) when j <= i, and -math.inf when j > i (the "
              "causal mask). The diagonal is 0.0."),
     Exercise(12, "12_t5_bucket", "t5_bucket", "T5's bucket", "minipe/relative.py", _t5_cases,
-             reference.t5_bucket, (("t5-sides-swapped", wrong.t5_swapped),),
+             reference.t5_bucket,
+             (("t5-sides-swapped", wrong.t5_swapped), ("t5-no-clamp", wrong.t5_no_clamp),
+              ("t5-not-halved", wrong.t5_not_halved), ("t5-zero-upper", wrong.t5_zero_upper),
+              ("t5-not-halved", wrong.t5_exact_not_halved)),
              "B = 16 buckets per side, E = 8 exact ones. Keys after the query (r > 0) add 16. "
              "n = |r|; n < 8 -> n; else 8 + int(log(n / 8) / log(128 / 8) * 8), at most 15.",
              call=call_each),
     Exercise(13, "13_position_ids", "position_ids", "position_ids from a padding mask",
              "minipe/batches.py", _position_ids_cases, reference.position_ids,
              (("arange-for-cumsum", wrong.position_ids_arange),
-              ("positions-from-1", wrong.position_ids_from_1)),
+              ("position-ids-from-1", wrong.position_ids_from_1)),
              "Walk along each row keeping a running count of the 1s seen so far (cumsum); a "
              "real token's position is that count minus 1.", real_only=True),
     Exercise(14, "14_cached_step", "cached_step", "one cached generation step",
@@ -242,13 +295,16 @@ EXERCISES = (
              (("keys-turned-twice", wrong.step_keys_twice),
               ("keys-turned-twice", wrong.step_all_keys_twice),
               ("missing-sqrt", wrong.step_unscaled),
-              ("query-not-turned", wrong.step_query_not_turned)),
+              ("query-not-turned", wrong.step_query_not_turned),
+              ("new-token-at-0", wrong.step_at_0), ("v-turned", wrong.step_v_turned),
+              ("softmax-no-max", wrong.step_naive_softmax)),
              "n = len(keys) is the new token's position. Turn q and k by n (exercise 10, or "
              "minipe.apply_rotary with start=n), append k to the keys and v to the values, "
              "and attend with the one query: softmax(q K^T / sqrt(d)) V."),
     Exercise(15, "15_lookup_backward", "lookup_backward", "the lookup's backward",
              "minipe/training/gradients.py", _lookup_backward_cases, reference.lookup_backward,
-             (("lookup-overwrites", wrong.lookup_backward_overwrites),),
+             (("lookup-overwrites", wrong.lookup_backward_overwrites),
+              ("lookup-batch-offset", wrong.lookup_backward_no_offset)),
              "Start from vocab_size rows of zeros; walk the IDs of every sequence in order "
              "beside the rows of d_X, and add each row into the row of its ID."),
     Exercise(16, "16_broadcast_backward", "broadcast_backward", "the broadcast's backward",
@@ -257,6 +313,45 @@ EXERCISES = (
               ("mean-for-sum", wrong.broadcast_backward_mean)),
              "Start from context_length rows of zeros; for every sequence b and every t, add "
              "d_X[b][t] into row t."),
+    Exercise(17, "17_pack_documents", "pack_documents", "packing documents into one sequence",
+             "minipe/batches.py", _pack_cases, reference.pack,
+             (("positions-not-restarted", wrong.pack_positions_arange),
+              ("labels-not-ignored", wrong.pack_labels_kept),
+              ("labels-not-ignored", wrong.pack_labels_first_only),
+              ("labels-shifted", wrong.pack_labels_shifted)),
+             "Three lists, grown document by document: ids += document; position_ids += "
+             "0 .. len(document) - 1; labels += [-100] + document[1:]."),
+    Exercise(18, "18_document_mask", "document_mask", "the document mask of a packed sequence",
+             "minipe/batches.py", _document_mask_cases, reference.document_mask,
+             (("document-mask-not-causal", wrong.document_mask_not_causal),
+              ("document-mask-causal-only", wrong.document_mask_causal_only),
+              ("mask-strict", wrong.document_mask_strict)),
+             "Token t's document starts at t - position_ids[t]. Row i, column j is True when "
+             "j's start is i's start and j <= i."),
+    Exercise(19, "19_evict", "evict", "evicting a RoPE cache: sinks and a window",
+             "minipe/training/generation.py", _evict_cases, reference.evict,
+             (("evict-not-turned-back", wrong.evict_not_turned_back),
+              ("evict-turned-forward", wrong.evict_turned_forward),
+              ("evict-values-turned", wrong.evict_values_turned),
+              ("evict-no-sinks", wrong.evict_no_sinks)),
+             "evicted = len(keys) - sinks - window; if it is 0 or less, keep everything. Else "
+             "keep keys[:sinks] and the last `window` keys, each turned back by evicted "
+             "(exercise 10's rotation at position -evicted); the values likewise, unturned."),
+    Exercise(20, "20_partial_rotary", "partial_rotary", "partial rotary: turning part of a head",
+             "minipe/training/heads.py", _partial_cases, reference.partial_rotary,
+             (("partial-theta-of-d", wrong.partial_theta_of_d),
+              ("partial-wrong-columns", wrong.partial_last_columns),
+              ("partial-wrong-columns", wrong.partial_whole_row)),
+             "Turn row[:rotary_dims] as exercise 10 does (interleaved), but with theta_i = "
+             "10000 ** (-2 * i / rotary_dims); then append row[rotary_dims:] as it is."),
+    Exercise(21, "21_alibi_slopes", "alibi_slopes", "ALiBi's slope for every head",
+             "minipe/relative.py", _slopes_cases, reference.alibi_slopes,
+             (("slopes-geometric-for-any-n", wrong.slopes_geometric),
+              ("slopes-from-h0", wrong.slopes_from_h0),
+              ("slopes-extra-not-every-other", wrong.slopes_extra_not_every_other)),
+             "power = the largest power of two <= num_heads; slopes 2 ** (-8 * (h + 1) / "
+             "power) for h < power; then, while some are missing, every other slope of "
+             "2 * power: 2 ** (-8 * (h + 1) / (2 * power)) for h = 0, 2, 4, ..."),
 )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import inspect
 import math
 import signal
 import textwrap
@@ -20,12 +21,13 @@ import threading
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from minipe.display import format_number, grid_line
 from minipe.exercises.catalogue import Exercise, Function, call_each
 from minipe.exercises.mistakes import MISTAKES
 
+Passed = Sequence[tuple[tuple[Any, ...], Any]]  # (args, minipe's answer) of the cases right so far
 SHOWN_ROWS = 3  # the differing rows shown in a grid
 TIME_LIMIT = 10.0  # seconds a learner's code may run: every case of minipe's takes < 0.1 s
 
@@ -57,6 +59,7 @@ class Outcome:
     value: Any = None
     error: Exception | None = None
     line: str = ""  # "line 12: return table[pos]" in the learner's file, if the error came from it
+    changed: str = ""  # the argument the call changed in place ("tokens"), if it changed one
 
 
 @dataclass(frozen=True)
@@ -101,15 +104,29 @@ def learner_line(error: BaseException, path: Path) -> str:
 
 
 def outcome(exercise: Exercise, function: Function, args: tuple[Any, ...], path: Path) -> Outcome:
+    given = copy.deepcopy(args)  # its own copy: the caller's lists, as far as it knows
     try:
         with time_limit(TIME_LIMIT):
-            value = exercise.call(function, copy.deepcopy(args))  # its own copy to change
+            value = exercise.call(function, given)
     except Exception as error:  # a learner's TypeError or IndexError becomes a sentence
         return Outcome(error=error, line=learner_line(error, path))
     except SystemExit as error:  # sys.exit() in the stub: a sentence, not the checker's end
         ended = RuntimeError(f"sys.exit({error.code!r}) ends Python; return the value instead")
         return Outcome(error=ended, line=learner_line(error, path))
-    return Outcome(value=value)
+    return Outcome(value=value, changed=changed_argument(function, args, given))
+
+
+def changed_argument(function: Function, args: tuple[Any, ...], given: tuple[Any, ...]) -> str:
+    """The name of the first argument the call changed in place ('' if none): the learner's
+    own parameter name when the signature has it, else 'argument 1'."""
+    for number, (before, after) in enumerate(zip(args, given)):
+        if before != after:
+            try:
+                names = list(inspect.signature(function).parameters)
+            except (TypeError, ValueError):  # a builtin without a signature
+                names = []
+            return names[number] if number < len(names) else f"argument {number + 1}"
+    return ""
 
 
 def plain(value: Any) -> Any:
@@ -117,7 +134,9 @@ def plain(value: Any) -> Any:
     that says what was found: 'a str', 'a list holding a str', 'an int too large ...'."""
     if hasattr(value, "tolist"):
         value = value.tolist()
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    if isinstance(value, bool):  # a mask's True and False: 1.0 and 0.0
+        return float(value)
+    if isinstance(value, (int, float)):
         try:
             return float(value)
         except OverflowError:  # an int past 1.8e308
@@ -153,7 +172,8 @@ def rows_of(value: Any, shape: tuple[int, ...]) -> list[tuple[str, list[float]]]
 
 
 def close(a: float, b: float) -> bool:
-    return a == b or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+    """Equal to 9 digits; nan is close to nan (a known mistake's nan row is the learner's)."""
+    return a == b or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9) or (a != a and b != b)
 
 
 def same(expected: Any, yours: Any) -> bool:
@@ -214,18 +234,34 @@ def describe(exercise: Exercise, args: tuple[Any, ...]) -> str:
     return f"{exercise.function}({', '.join(map(describe_arg, args))})"
 
 
-def recognise(exercise: Exercise, args: tuple[Any, ...], yours: Outcome, path: Path) -> str:
-    """The key of the first known wrong solution that gives exactly what the learner's gave."""
+def recognise(exercise: Exercise, args: tuple[Any, ...], yours: Outcome, path: Path,
+              passed: Passed = ()) -> str:
+    """The key of the first known wrong solution that gives exactly what the learner's gave
+    on the failing case, and minipe's answer on every case `passed` before it, as the
+    learner's did (a softmax that subtracts the mean and one that subtracts the minimum
+    both overflow somewhere, but not on the same cases)."""
     for key, wrong_function in exercise.wrong:
         theirs = outcome(exercise, wrong_function, args, path)
         if yours.error is not None:
             # an overflow or a 0 / 0 is as telling as a number; any other error is not
-            if isinstance(yours.error, ArithmeticError) and type(theirs.error) is type(yours.error):
-                return key
-        elif theirs.error is None and same(_checked_part(exercise, args, theirs.value),
-                                           _checked_part(exercise, args, yours.value)):
+            if not (isinstance(yours.error, ArithmeticError)
+                    and type(theirs.error) is type(yours.error)):
+                continue
+        elif theirs.error is not None or not same(_checked_part(exercise, args, theirs.value),
+                                                  _checked_part(exercise, args, yours.value)):
+            continue
+        if all(_gives(exercise, wrong_function, earlier, expected, path)
+               for earlier, expected in passed):
             return key
     return ""
+
+
+def _gives(exercise: Exercise, function: Function, args: tuple[Any, ...], expected: Any,
+           path: Path) -> bool:
+    """Whether `function` gives minipe's answer `expected` on args."""
+    theirs = outcome(exercise, function, args, path)
+    return theirs.error is None and same(_checked_part(exercise, args, expected),
+                                         _checked_part(exercise, args, theirs.value))
 
 
 def _checked_part(exercise: Exercise, args: tuple[Any, ...], value: Any) -> Any:
@@ -247,19 +283,21 @@ def check(exercise: Exercise, path: Path, source: str) -> Result:
         return broken
     assert function is not None
     cases = exercise.cases()
+    passed: list[tuple[tuple[Any, ...], Any]] = []  # the cases the learner's function got right
     for number, args in enumerate(cases, start=1):
         call = f"case {number} of {len(cases)}: {describe(exercise, args)}"
         expected = plain(exercise.call(exercise.reference, copy.deepcopy(args)))
         yours = outcome(exercise, function, args, path)
-        failed = _compare(exercise, args, expected, yours, path, call)
+        failed = _compare(exercise, args, expected, yours, path, call, passed)
         if failed is not None:
             return failed
+        passed.append((args, expected))
     return Result("done", f"exercise {exercise.number} ({exercise.title}) is right: all "
                           f"{len(cases)} cases agree with {exercise.chapter}.")
 
 
 def _compare(exercise: Exercise, args: tuple[Any, ...], expected: Any, yours: Outcome,
-             path: Path, call: str) -> Result | None:
+             path: Path, call: str, passed: Passed) -> Result | None:
     name = f"{exercise.function}()"
     if isinstance(yours.error, NotImplementedError) and "raise NotImplementedError" in yours.line:
         line = yours.line.split(":")[0]
@@ -267,8 +305,13 @@ def _compare(exercise: Exercise, args: tuple[Any, ...], expected: Any, yours: Ou
                                   f"{path} still raises NotImplementedError ({line}). Write "
                                   f"its body; `python -m minipe exercises hint "
                                   f"{exercise.number}` gives a nudge.")
+    if yours.changed:
+        key = "changed-its-arguments"
+        return Result("wrong", f"{call}\n{name} changed its argument {yours.changed} in "
+                               f"place: the caller's lists are not the same after the call"
+                               + _named(key), key)
     if yours.error is not None:
-        key = recognise(exercise, args, yours, path)
+        key = recognise(exercise, args, yours, path, passed)
         where = f"your {yours.line}" if yours.line else "a line of minipe that it called"
         if not yours.line and isinstance(yours.error, TypeError) and "argument" in str(yours.error):
             where = "the call itself: its parameters differ from the stub's def line"
@@ -287,7 +330,7 @@ def _compare(exercise: Exercise, args: tuple[Any, ...], expected: Any, yours: Ou
                  for row_y, row_e, mask in zip(value, expected, args[0])]
     if shape == wanted and same(expected, value):
         return None
-    key = recognise(exercise, args, yours, path)  # only for a case that failed
+    key = recognise(exercise, args, yours, path, passed)  # only for a case that failed
     if shape != wanted:
         return Result("wrong", f"{call}\nexpected shape {_shape_text(expected)}, yours is "
                                f"{'ragged (rows of different lengths)' if shape is None else shape}"

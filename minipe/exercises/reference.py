@@ -9,13 +9,17 @@ from __future__ import annotations
 from minipe.arrays import Matrix, Vector
 from minipe.attention import scaled_dot_product_attention, softmax as minipe_softmax
 from minipe.arrays import Batch
+from minipe.batches import document_mask as minipe_document_mask
+from minipe.batches import pack_documents
 from minipe.batches import position_ids as minipe_position_ids
 from minipe.embedding import Embedding
 from minipe.training.gradients import broadcast_backward as minipe_broadcast_backward
 from minipe.training.gradients import lookup_backward as minipe_lookup_backward
+from minipe.training.heads import turned, turned_back
 from minipe.positional import relative_shift_matrix, sinusoidal_encoding, sinusoidal_position
 from minipe.relative import alibi_bias, t5_relative_bucket
-from minipe.rotary import apply_rotary
+from minipe.relative import alibi_slopes as minipe_alibi_slopes
+from minipe.rotary import apply_rotary, rotary_thetas
 from minipe.tokenizer import Tokenizer
 
 
@@ -111,3 +115,33 @@ def lookup_backward(ids: list[list[int]], d_X: list[list[float]],
 
 def broadcast_backward(d_X: list[list[list[float]]], context_length: int) -> list[list[float]]:
     return minipe_broadcast_backward([Matrix(d_x) for d_x in d_X], context_length).tolist()
+
+
+def pack(documents: list[list[int]]) -> list[list[int]]:
+    """Chapter 8's pack_documents, as three rows: [ids, position_ids, labels]."""
+    packed = pack_documents(documents)
+    return [packed.ids, packed.position_ids, packed.labels]
+
+
+def document_mask(position_ids: list[int]) -> list[list[bool]]:
+    return minipe_document_mask(position_ids)
+
+
+def evict(keys: list[list[float]], values: list[list[float]], sinks: int,
+          window: int) -> list[list[list[float]]]:
+    """Chapter 10's evict on one head's cache (RoPE, interleaved, base 10000): [K, V] kept."""
+    evicted = len(keys) - sinks - window
+    if evicted <= 0:
+        return [[list(row) for row in keys], [list(row) for row in values]]
+    thetas = rotary_thetas(len(keys[0]))
+    window_keys = turned_back(Matrix(keys[-window:]), thetas, 1.0, [evicted] * window)
+    return [keys[:sinks] + window_keys.tolist(), values[:sinks] + values[-window:]]
+
+
+def partial_rotary(row: list[float], pos: int, rotary_dims: int) -> list[float]:
+    """Chapter 10's `turned`: the first rotary_dims columns turned, theta_i of rotary_dims."""
+    return turned(Matrix([row]), rotary_thetas(rotary_dims), 1.0, [pos]).tolist()[0]
+
+
+def alibi_slopes(num_heads: int) -> list[float]:
+    return minipe_alibi_slopes(num_heads)

@@ -148,3 +148,46 @@ def broadcast_backward(d_X: list[list[list[float]]], context_length: int) -> lis
         for t, d_x_t in enumerate(d_x):  # ... sends row t back into row t of P
             d_P[t] = [total + part for total, part in zip(d_P[t], d_x_t)]
     return d_P
+
+
+def pack_documents(documents: list[list[int]]) -> list[list[int]]:
+    ids: list[int] = []
+    position_ids: list[int] = []
+    labels: list[int] = []
+    for document in documents:
+        ids += document
+        position_ids += range(len(document))  # restart at 0: a new document
+        labels += [-100] + document[1:]  # nothing in its document predicts its first token
+    return [ids, position_ids, labels]
+
+
+def document_mask(position_ids: list[int]) -> list[list[bool]]:
+    starts = [t - pos for t, pos in enumerate(position_ids)]  # where token t's document begins
+    n = len(position_ids)
+    return [[starts[j] == starts[i] and j <= i for j in range(n)] for i in range(n)]
+
+
+def evict(keys: list[list[float]], values: list[list[float]], sinks: int,
+          window: int) -> list[list[list[float]]]:
+    evicted = len(keys) - sinks - window
+    if evicted <= 0:
+        return [[list(row) for row in keys], [list(row) for row in values]]  # it fits
+    kept = [rotate_row(key, -evicted, "interleaved") for key in keys[-window:]]  # back
+    return [keys[:sinks] + kept, values[:sinks] + values[-window:]]
+
+
+def partial_rotary(row: list[float], pos: int, rotary_dims: int) -> list[float]:
+    out = list(row)
+    for i in range(rotary_dims // 2):
+        theta = 10000 ** (-2 * i / rotary_dims)  # of the turned width, not of len(row)
+        out[2 * i], out[2 * i + 1] = turn_pair(row[2 * i], row[2 * i + 1], pos, theta)
+    return out  # columns rotary_dims .. as they were
+
+
+def alibi_slopes(num_heads: int) -> list[float]:
+    power = 1
+    while power * 2 <= num_heads:  # the largest power of two <= num_heads
+        power *= 2
+    slopes = [2 ** (-8 * (h + 1) / power) for h in range(power)]
+    extra = [2 ** (-8 * (h + 1) / (2 * power)) for h in range(0, 2 * power, 2)]  # every other
+    return slopes + extra[:num_heads - power]

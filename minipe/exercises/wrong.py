@@ -9,9 +9,9 @@ thing changed (a column order, a base, a sign), so each reads as its mistake.
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import Any, Callable
 
-from minipe.arrays import Matrix
+from minipe.arrays import Matrix, Vector
 from minipe.attention import softmax_naive
 from minipe.exercises import reference
 from minipe.positional import relative_shift_matrix, sinusoidal_position
@@ -240,3 +240,334 @@ def broadcast_backward_mean(d_X: list[list[list[float]]],
                             context_length: int) -> list[list[float]]:
     summed = reference.broadcast_backward(d_X, context_length)
     return [[x / len(d_X) for x in row] for row in summed]
+
+
+# ---------------------------------------------------------------------------
+# Issue 30: the mistakes the lessons teach, and the new exercises' mistakes
+# ---------------------------------------------------------------------------
+
+
+def lookup_from_1(table: list[list[float]], ids: list[int]) -> list[list[float]]:
+    """IDs read as if they counted from 1: row id - 1 (and ID 0 wraps to the last row)."""
+    return [list(table[token_id - 1]) for token_id in ids]
+
+
+def softmax_min(scores: list[float]) -> list[float]:
+    """The smallest score subtracted: the same weights until the spread passes ~709."""
+    low = min(scores)
+    exps = [math.exp(x - low) for x in scores]
+    return [e / sum(exps) for e in exps]
+
+
+def softmax_mean(scores: list[float]) -> list[float]:
+    """The mean subtracted: the same weights until a score is ~709 above the mean."""
+    mean = sum(scores) / len(scores)
+    exps = [math.exp(x - mean) for x in scores]
+    return [e / sum(exps) for e in exps]
+
+
+def attention_scaled_by_n(q: list[list[float]], k: list[list[float]],
+                          v: list[list[float]]) -> list[list[float]]:
+    """Scores over sqrt(n), the number of tokens, where sqrt(d_k) belongs."""
+    return _attention(q, k, v, 1 / math.sqrt(len(q)), -math.inf)
+
+
+def rotate_without_the_2(row: list[float], pos: int, layout: str) -> list[float]:
+    """theta_i = 10000**(-i / d): the 2 of 2i left out."""
+    d = len(row)
+    thetas = Vector([10000.0 ** (-i / d) for i in range(d // 2)])
+    return apply_rotary(Matrix([row]), positions=[pos], layout=layout,
+                        frequencies=thetas).tolist()[0]
+
+
+def t5_zero_upper(relative_position: int) -> int:
+    """Offset 0 (the query's own key) counted with the keys after it, in the upper half."""
+    if relative_position == 0:
+        return 16
+    return t5_relative_bucket(relative_position)
+
+
+def softmax_max_in_numerator(scores: list[float]) -> list[float]:
+    """exp(x - m) / sum(exp(x)): the weights sum to exp(-m), not 1."""
+    m = max(scores)
+    total = sum(math.exp(x) for x in scores)
+    return [math.exp(x - m) / total for x in scores]
+
+
+def _weights(scores: list[float], stable: bool) -> list[float]:
+    """softmax written the two ways a learner writes it: all -inf is nan (stable: exp(nan))
+    or a ZeroDivisionError (exp(x) summed to 0), as the learner's own would be."""
+    m = max(scores) if stable else 0.0
+    exps = [math.exp(x - m) for x in scores]
+    return [e / sum(exps) for e in exps]
+
+
+def attention_strict(stable: bool) -> Callable[..., list[list[float]]]:
+    """Keys j < i only: the diagonal hidden too, so query 0 sees nothing."""
+    def attention(q: list[list[float]], k: list[list[float]],
+                  v: list[list[float]]) -> list[list[float]]:
+        out = []
+        for i, q_i in enumerate(q):
+            scores = [sum(a * b for a, b in zip(q_i, k_j)) / math.sqrt(len(q_i)) if j < i
+                      else -math.inf for j, k_j in enumerate(k)]
+            weights = _weights(scores, stable)
+            out.append([sum(w * v_j[c] for w, v_j in zip(weights, v)) for c in range(len(v[0]))])
+        return out
+    return attention
+
+
+def attention_mask_after_softmax(q: list[list[float]], k: list[list[float]],
+                                 v: list[list[float]]) -> list[list[float]]:
+    """softmax over every key, then the weights of keys j > i set to 0: rows sum below 1."""
+    out = []
+    for i, q_i in enumerate(q):
+        scores = [sum(a * b for a, b in zip(q_i, k_j)) / math.sqrt(len(q_i)) for k_j in k]
+        weights = [w if j <= i else 0.0 for j, w in enumerate(reference.softmax(scores))]
+        out.append([sum(w * v_j[c] for w, v_j in zip(weights, v)) for c in range(len(v[0]))])
+    return out
+
+
+def attention_naive_softmax(q: list[list[float]], k: list[list[float]],
+                            v: list[list[float]]) -> list[list[float]]:
+    """exp(score) without the max: a score of 1000 overflows."""
+    out = []
+    for i, q_i in enumerate(q):
+        scores = [sum(a * b for a, b in zip(q_i, k_j)) / math.sqrt(len(q_i)) if j <= i
+                  else -math.inf for j, k_j in enumerate(k)]
+        weights = _weights(scores, stable=False)
+        out.append([sum(w * v_j[c] for w, v_j in zip(weights, v)) for c in range(len(v[0]))])
+    return out
+
+
+def shift_with_exponent(exponent: Callable[[int, int], float]) -> Callable[[int, int], Any]:
+    """M_k with w_i = 1 / 10000**exponent(i, d_model): i/d where 2i/d was meant."""
+    def shift(k: int, d_model: int) -> list[list[float]]:
+        rows = [[0.0] * d_model for _ in range(d_model)]
+        for i in range(d_model // 2):
+            w = 1 / 10000 ** exponent(i, d_model)
+            rows[2 * i][2 * i], rows[2 * i][2 * i + 1] = math.cos(k * w), math.sin(k * w)
+            rows[2 * i + 1][2 * i], rows[2 * i + 1][2 * i + 1] = -math.sin(k * w), math.cos(k * w)
+        return rows
+    return shift
+
+
+def alibi_no_mask(seq_len: int, slope: float) -> list[list[float]]:
+    """-slope * (i - j) everywhere: keys after the query get a bonus and stay visible."""
+    return [[-slope * (i - j) for j in range(seq_len)] for i in range(seq_len)]
+
+
+def alibi_symmetric(seq_len: int, slope: float) -> list[list[float]]:
+    """-slope * |i - j| everywhere: the bidirectional bias, keys after the query visible."""
+    return [[-slope * abs(i - j) for j in range(seq_len)] for i in range(seq_len)]
+
+
+def alibi_strict(seq_len: int, slope: float) -> list[list[float]]:
+    """-inf for j >= i: the diagonal hidden, the query cannot see itself."""
+    return [[-slope * (i - j) if j < i else -math.inf for j in range(seq_len)]
+            for i in range(seq_len)]
+
+
+def t5_no_clamp(relative_position: int) -> int:
+    """The log bucket without min(..., B - 1): far offsets spill into the other half."""
+    offset = 16 if relative_position > 0 else 0
+    n = abs(relative_position)
+    if n < 8:
+        return offset + n
+    return offset + 8 + int(math.log(n / 8) / math.log(128 / 8) * 8)
+
+
+def t5_not_halved(relative_position: int) -> int:
+    """All 32 buckets on each side (exact up to 16): num_buckets not halved."""
+    return t5_relative_bucket(relative_position, num_buckets=64)
+
+
+def t5_exact_not_halved(relative_position: int) -> int:
+    """B = 16 per side, but max_exact = 16 too, where it is B // 2 = 8."""
+    offset = 16 if relative_position > 0 else 0
+    n = abs(relative_position)
+    if n < 16:
+        return offset + min(n, 15)
+    return offset + 15
+
+
+def position_ids_cumsum(attention_mask: list[list[int]]) -> list[list[int]]:
+    """cumsum(mask) without the - 1: positions counted from 1."""
+    return [[p + 1 for p in row] for row in reference.position_ids(attention_mask)]
+
+
+def step_at_0(q: list[float], k: list[float], v: list[float], keys: list[list[float]],
+              values: list[list[float]]) -> list[float]:
+    """The new token turned at position 0 (apply_rotary's default start): not turned at all."""
+    scores = [sum(a * b for a, b in zip(q, key)) / math.sqrt(len(q)) for key in keys + [k]]
+    weights = reference.softmax(scores)
+    rows = values + [v]
+    return [sum(w * row[c] for w, row in zip(weights, rows)) for c in range(len(v))]
+
+
+def step_v_turned(q: list[float], k: list[float], v: list[float], keys: list[list[float]],
+                  values: list[list[float]]) -> list[float]:
+    """v turned by RoPE with q and k: each value then carries its own position."""
+    v_turned = apply_rotary(Matrix([v]), start=len(keys)).tolist()[0]
+    return reference.cached_step(q, k, v_turned, keys, values)
+
+
+def step_naive_softmax(q: list[float], k: list[float], v: list[float], keys: list[list[float]],
+                       values: list[list[float]]) -> list[float]:
+    n = len(keys)
+    q_turned = apply_rotary(Matrix([q]), start=n).tolist()[0]
+    k_turned = apply_rotary(Matrix([k]), start=n).tolist()[0]
+    scores = [sum(a * b for a, b in zip(q_turned, key)) / math.sqrt(len(q))
+              for key in keys + [k_turned]]
+    weights = _weights(scores, stable=False)
+    rows = values + [v]
+    return [sum(w * row[c] for w, row in zip(weights, rows)) for c in range(len(v))]
+
+
+def lookup_backward_no_offset(ids: list[list[int]], d_X: list[list[float]],
+                              vocab_size: int) -> list[list[float]]:
+    """Every sequence reads d_X from row 0: the rows of sequence b start at b * seq_len."""
+    d_E = [[0.0] * len(d_X[0]) for _ in range(vocab_size)]
+    for sequence in ids:
+        for t, token_id in enumerate(sequence):
+            d_E[token_id] = [a + b for a, b in zip(d_E[token_id], d_X[t])]
+    return d_E
+
+
+# packing and the document mask
+
+
+def pack_positions_arange(documents: list[list[int]]) -> list[list[int]]:
+    """position_ids 0 .. n-1 over the whole packed sequence: they never restart."""
+    ids, _, labels = reference.pack(documents)
+    return [ids, list(range(len(ids))), labels]
+
+
+def pack_labels_kept(documents: list[list[int]]) -> list[list[int]]:
+    """labels = ids: each document's first token keeps its ID where -100 belongs."""
+    ids, positions, _ = reference.pack(documents)
+    return [ids, positions, list(ids)]
+
+
+def pack_labels_first_only(documents: list[list[int]]) -> list[list[int]]:
+    """-100 only at the packed sequence's first token, not at every document's."""
+    ids, positions, _ = reference.pack(documents)
+    return [ids, positions, [-100] + ids[1:]]
+
+
+def pack_labels_shifted(documents: list[list[int]]) -> list[list[int]]:
+    """labels shifted by one (the next token's ID): the loss shifts them itself."""
+    ids, positions, _ = reference.pack(documents)
+    labels = []
+    for document in documents:
+        labels += list(document[1:]) + [-100]
+    return [ids, positions, labels]
+
+
+def _starts(position_ids: list[int]) -> list[int]:
+    return [t - p for t, p in enumerate(position_ids)]
+
+
+def document_mask_not_causal(position_ids: list[int]) -> list[list[bool]]:
+    """Same document only: a token sees the later tokens of its document."""
+    starts = _starts(position_ids)
+    return [[s_i == s_j for s_j in starts] for s_i in starts]
+
+
+def document_mask_causal_only(position_ids: list[int]) -> list[list[bool]]:
+    """j <= i only: a token sees the documents packed before its own."""
+    n = len(position_ids)
+    return [[j <= i for j in range(n)] for i in range(n)]
+
+
+def document_mask_strict(position_ids: list[int]) -> list[list[bool]]:
+    """j < i: a token cannot see itself, and a document's first token sees nothing."""
+    starts = _starts(position_ids)
+    return [[starts[i] == starts[j] and j < i for j in range(len(starts))]
+            for i in range(len(starts))]
+
+
+# evict
+
+
+def evict_not_turned_back(keys: list[list[float]], values: list[list[float]], sinks: int,
+                          window: int) -> list[list[list[float]]]:
+    """The window's keys kept as they were stored: each sits `evicted` positions too far on."""
+    return [keys[:sinks] + keys[len(keys) - window:], values[:sinks] + values[len(values) - window:]]
+
+
+def evict_turned_forward(keys: list[list[float]], values: list[list[float]], sinks: int,
+                         window: int) -> list[list[list[float]]]:
+    """The window's keys turned on by evicted, not back."""
+    evicted = len(keys) - sinks - window
+    kept = apply_rotary(Matrix(keys[len(keys) - window:]), start=0,
+                        positions=[evicted] * window).tolist()
+    return [keys[:sinks] + kept, values[:sinks] + values[len(values) - window:]]
+
+
+def evict_values_turned(keys: list[list[float]], values: list[list[float]], sinks: int,
+                        window: int) -> list[list[list[float]]]:
+    """The values turned back too: RoPE never turned them."""
+    turned_keys, _ = reference.evict(keys, values, sinks, window)
+    turned_values, _ = reference.evict(values, values, sinks, window)
+    return [turned_keys, turned_values]
+
+
+def evict_no_sinks(keys: list[list[float]], values: list[list[float]], sinks: int,
+                   window: int) -> list[list[list[float]]]:
+    """The last sinks + window tokens kept: the sinks dropped, the first tokens attention
+    leans on."""
+    return reference.evict(keys, values, 0, sinks + window)
+
+
+# partial rotary
+
+
+def partial_theta_of_d(row: list[float], pos: int, rotary_dims: int) -> list[float]:
+    """theta_i = 10000**(-2i / d) with d the whole row, where rotary_dims was meant."""
+    d = len(row)
+    thetas = [10000.0 ** (-2 * i / d) for i in range(rotary_dims // 2)]
+    part = apply_rotary(Matrix([row[:rotary_dims]]), positions=[pos],
+                        frequencies=Vector(thetas)).tolist()[0]
+    return part + row[rotary_dims:]
+
+
+def partial_last_columns(row: list[float], pos: int, rotary_dims: int) -> list[float]:
+    """The last rotary_dims columns turned, the first kept: GPT-NeoX turns the first."""
+    cut = len(row) - rotary_dims
+    turned = apply_rotary(Matrix([row[cut:]]), positions=[pos]).tolist()[0]
+    return row[:cut] + turned
+
+
+def partial_whole_row(row: list[float], pos: int, rotary_dims: int) -> list[float]:
+    """Every column turned: rotary_dims ignored."""
+    return reference.rotate_row(row, pos, "interleaved")
+
+
+# ALiBi's slopes
+
+
+def slopes_geometric(num_heads: int) -> list[float]:
+    """2**(-8 (h + 1) / n) for every n: the rule of a power of two, used where n is not one."""
+    return [2 ** (-8 * (h + 1) / num_heads) for h in range(num_heads)]
+
+
+def slopes_from_h0(num_heads: int) -> list[float]:
+    """2**(-8 h / n): the first head gets slope 1, the steepest, one step too early."""
+    power = 2 ** (num_heads.bit_length() - 1)
+    slopes = [2 ** (-8 * h / power) for h in range(power)]
+    extra = [2 ** (-8 * h / (2 * power)) for h in range(2 * power)][0::2]
+    return slopes + extra[:num_heads - power]
+
+
+def slopes_extra_not_every_other(num_heads: int) -> list[float]:
+    """The extra heads take the first slopes of twice the power, not every other one."""
+    power = 2 ** (num_heads.bit_length() - 1)
+    slopes = [2 ** (-8 * (h + 1) / power) for h in range(power)]
+    extra = [2 ** (-8 * (h + 1) / (2 * power)) for h in range(2 * power)]
+    return slopes + extra[:num_heads - power]
+
+
+
+def alibi_zero_above(seq_len: int, slope: float) -> list[list[float]]:
+    """0.0 above the diagonal where -inf hides the keys after the query."""
+    return [[-slope * (i - j) if j <= i else 0.0 for j in range(seq_len)] for i in range(seq_len)]
