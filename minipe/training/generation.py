@@ -92,24 +92,26 @@ def next_logits(model: CachedModel, cache: KVCache, token_id: int) -> tuple[list
         x = x + position_rows(model.positions, weights.get("position_embedding"), 1,
                               model.d_model, model.base, [pos])[0]  # + P[pos]
     q_row, k_row, v_row = x @ weights["W_q"], x @ weights["W_k"], x @ weights["W_v"]  # (d,)
+    q_and_k = Matrix([q_row, k_row])  # (2, d): the token's query and key
     head_dim = model.head_dim
     whole = every_head(model.frequencies, head_dim, model.num_heads)
     if whole is not None:  # RoPE: every head's q and k turned together, at pos; k stored turned
-        q_row, k_row = turned(Matrix([q_row, k_row]), whole, model.attention_scale, [pos, pos])
+        q_and_k = turned(q_and_k, whole, model.attention_scale, [pos, pos])
+    sqrt_d = math.sqrt(head_dim)
     keys, values_T, outputs = [], [], []
     for h in range(model.num_heads):
-        q = q_row[h * head_dim:(h + 1) * head_dim]  # (head_dim,): head h's columns
-        k = k_row[h * head_dim:(h + 1) * head_dim]
-        v = v_row[h * head_dim:(h + 1) * head_dim]
+        cut = slice(h * head_dim, (h + 1) * head_dim)  # head h's columns
+        q, k = q_and_k.rows[0][cut], q_and_k.rows[1][cut]  # (head_dim,) each
         if model.frequencies is not None and whole is None:  # partial RoPE: head by head
-            q, k = turned(Matrix([q, k]), model.frequencies, model.attention_scale, [pos, pos])
+            q, k = turned(Matrix([q, k]), model.frequencies, model.attention_scale,
+                          [pos, pos]).rows
         K = _with_row(cache.keys[h], k) if pos else Matrix([k])  # (pos + 1, head_dim)
-        V_T = _with_column(cache.values_T[h], v) if pos else Matrix([v]).T  # (head_dim, pos + 1)
-        scores = [dot(q.values, k_j) / math.sqrt(head_dim)  # q . k_j / sqrt(head_dim) for the
-                  for k_j in K.rows]                         # keys j = 0 .. pos: none after
-        if model.alibi_slopes is not None:  # + -m_h (pos - j)
+        V_T = _with_column(cache.values_T[h], v_row.values[cut]) if pos else (
+            Matrix([v_row.values[cut]]).T)  # (head_dim, pos + 1): V^T
+        scores = [dot(q, k_j) / sqrt_d for k_j in K.rows]  # q . k_j / sqrt(head_dim) for
+        if model.alibi_slopes is not None:                 # the keys j = 0 .. pos: none after
             bias = alibi_at(model.alibi_slopes[h], [pos], range(pos + 1), pos + 1).rows[0]
-            scores = [score + b_j for score, b_j in zip(scores, bias)]
+            scores = [score + b_j for score, b_j in zip(scores, bias)]  # + -m_h (pos - j)
         attention_weights = softmax(scores)  # (pos + 1,)
         outputs.append(V_T @ attention_weights)  # (head_dim,): sum_j weights_j v_j
         keys.append(K)
@@ -119,15 +121,15 @@ def next_logits(model: CachedModel, cache: KVCache, token_id: int) -> tuple[list
     return list(logits), _grown(keys, values_T)
 
 
-def _with_row(K: Matrix, k: Vector) -> Matrix:
+def _with_row(K: Matrix, k: tuple[float, ...]) -> Matrix:
     """K with k after its rows: (n + 1, head_dim). K's rows are the cache's, checked when
     they came in, and k was computed by the model: no number is read again."""
-    return K.picked(K.rows + (k.values,))
+    return K.picked(K.rows + (k,))
 
 
-def _with_column(V_T: Matrix, v: Vector) -> Matrix:
+def _with_column(V_T: Matrix, v: tuple[float, ...]) -> Matrix:
     """V^T with v (head_dim,) as one more column: (head_dim, n + 1), as _with_row."""
-    return V_T.picked([column + (value,) for column, value in zip(V_T.rows, v.values)])
+    return V_T.picked([column + (value,) for column, value in zip(V_T.rows, v)])
 
 
 def _grown(keys: Sequence[Matrix], values_T: Sequence[Matrix]) -> KVCache:
