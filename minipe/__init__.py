@@ -6,6 +6,8 @@
 The chapter map: read the chapters in this order, which is the order they import.
 
     1  tokenizer.py       text -> tokens -> IDs and back; a padded batch and its mask
+    1b pretokenizer.py    GPT-2's pieces (words, numbers, marks, spaces): no token crosses two
+       subword.py         GPT-2's byte-level BPE, exact; train your own; sliding windows
     2  embedding.py       IDs -> vectors: a seeded lookup table, one row per ID
     3  positional.py      sinusoidal, learned and binary position encodings; adding them
     4  attention.py       softmax(Q K^T / sqrt(d_k)) V; the causal mask, a mask, a bias
@@ -32,6 +34,7 @@ Importing minipe does nothing but define these names; it does not import plot.
 
 from minipe.arrays import Batch, Matrix, ShapeError, Vector, add, allclose, broadcast_shapes, subtract
 from minipe.tokenizer import PaddedBatch, Tokenizer
+from minipe.subword import BytePairTokenizer, sliding_windows
 from minipe.embedding import Embedding
 from minipe.positional import (
     LearnedPositionalEmbedding,
@@ -81,6 +84,7 @@ __all__ = [
     "Backprop",
     "Batch",
     "BatchTrace",
+    "BytePairTokenizer",
     "Embedding",
     "KVCache",
     "LearnedPositionalEmbedding",
@@ -125,6 +129,7 @@ __all__ = [
     "sinusoidal_denominators",
     "sinusoidal_encoding",
     "sinusoidal_position",
+    "sliding_windows",
     "softmax",
     "softmax_naive",
     "subtract",

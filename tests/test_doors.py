@@ -32,7 +32,8 @@ import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "minipe"
-CHAPTERS = ["tokenizer", "embedding", "positional", "attention", "rotary", "relative",
+CHAPTERS = ["tokenizer", "pretokenizer", "subword",  # 1, 1b
+            "embedding", "positional", "attention", "rotary", "relative",
             "context", "wavelengths", "batches", "pipeline", "pipeline_batch",
             "training/gradients", "training/heads", "training/passes", "training/generation",
             "training/model", "training/lab"]  # 1-10, in reading order

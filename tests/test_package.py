@@ -23,7 +23,8 @@ ROOT = PACKAGE.parent
 SUPPORT = ["checks", "display", "command_line"]  # import nothing of minipe but each other
 APPENDICES = ["arrays.broadcast", "arrays.checks", "arrays.vector", "arrays.matrix",
               "arrays.batch", "arrays"]  # appendices A and B: support only
-CHAPTERS = ["tokenizer", "embedding", "positional", "attention", "rotary", "relative",
+CHAPTERS = ["tokenizer", "pretokenizer", "subword",  # 1, 1b
+            "embedding", "positional", "attention", "rotary", "relative",
             "context", "wavelengths", "batches", "pipeline", "pipeline_batch"]  # 1-9
 TRAINING = ["training.gradients", "training.heads", "training.passes", "training.checks",
             "training.generation", "training.model", "training.lab", "training"]  # 10
@@ -96,7 +97,7 @@ def test_imports_point_one_way() -> None:
 
 def test_the_chapter_map_names_the_chapters_in_the_reading_order() -> None:
     doc = minipe.__doc__ or ""
-    mapped = re.findall(r"^ +(?:\d+ +|[A-Z, ]+ )?([a-z_]+)(?:\.py|/) ", doc, re.M)
+    mapped = re.findall(r"^ +(?:\d+[a-z]? +|[A-Z, ]+ )?([a-z_]+)(?:\.py|/) ", doc, re.M)
     files = [name for name in mapped if name in CHAPTERS]
     assert files == CHAPTERS
     assert mapped.index("training") > mapped.index("pipeline_batch")

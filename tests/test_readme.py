@@ -183,8 +183,8 @@ def _face_map() -> list[tuple[str, list[str]]]:
     adds a file to it; `    A, B arrays/  ...` is the appendices'."""
     docstring = package.__doc__ or ""
     chapters: list[tuple[str, list[str]]] = []
-    for number, name in re.findall(r"^ {4}(\d+|[A-Z](?:, [A-Z])*)?\s+([a-z_]+(?:\.py|/))\s{2,}",
-                                   docstring, flags=re.MULTILINE):
+    for number, name in re.findall(r"^ {4}(\d+[a-z]?|[A-Z](?:, [A-Z])*)?\s+"  # 7, 1b, A, B
+                                   r"([a-z_]+(?:\.py|/))\s{2,}", docstring, flags=re.MULTILINE):
         if number:
             chapters.append((number, [name]))
         else:
@@ -211,9 +211,10 @@ def _readme_map() -> list[tuple[str, list[str]]]:
 def test_the_readmes_chapter_map_is_the_package_faces() -> None:
     face = _face_map()
     # read by hand off minipe/__init__.py: chapters 1-11 and the appendices, in this order
-    assert [number for number, _ in face] == [str(n) for n in range(1, 12)] + ["A, B"]
-    assert face[6] == ("7", ["context.py", "wavelengths.py"])
-    assert face[9] == ("10", ["training/"])
+    numbers = ["1", "1b"] + [str(n) for n in range(2, 12)] + ["A, B"]  # 1b: issue 33
+    assert [number for number, _ in face] == numbers
+    assert face[7] == ("7", ["context.py", "wavelengths.py"])
+    assert face[10] == ("10", ["training/"])
     assert _readme_map() == face
 
 

@@ -1,0 +1,103 @@
+"""GPT-2's tokenizer in pure Python: loading it, and encoding 100,000 characters.
+
+Three rows (issue 33):
+
+- the first `BytePairTokenizer.gpt2()`, in a fresh interpreter: reading the 50,000
+  merges and building GPT-2's pattern (target: under TARGET_LOAD seconds);
+- `import minipe` in a fresh interpreter, which must not load them (nothing at import);
+- encoding TEXT_LENGTH characters of The Verdict (repeated) with minipe's
+  `encode`, and, side by side on the same merges and the same text, with the
+  pure-Python encoder of OpenAI's tokenizer library,
+  `tiktoken._educational.SimpleBytePairEncoding` (target: minipe at least as fast).
+  Both must give the same IDs (else exit status 2). Without tiktoken that row says
+  so and is skipped; minipe's own time is still printed.
+
+    python benchmarks/bench_subword.py            # best of 3
+    python benchmarks/bench_subword.py --quick    # 1 run of 10,000 characters: a smoke test
+    python benchmarks/bench_subword.py --strict   # exit 1 if a target is missed
+
+Standard library only (tiktoken, if importable, is the one row's comparison).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET_LOAD = 0.5  # seconds for the first gpt2()
+TEXT_LENGTH = 100_000  # characters encoded
+GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+
+def _seconds(job: Callable[[], object], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        job()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def _fresh(script: str, repeats: int) -> float:
+    """The best time a fresh interpreter reports for `script` (which prints its seconds)."""
+    times = []
+    for _ in range(repeats):
+        done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                              text=True, check=True)
+        times.append(float(done.stdout))
+    return min(times)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="one run of 10,000 characters")
+    parser.add_argument("--strict", action="store_true", help="exit 1 if a target is missed")
+    args = parser.parse_args(argv)
+    repeats, length = (1, 10_000) if args.quick else (3, TEXT_LENGTH)
+    sys.path.insert(0, str(ROOT))
+    from minipe import BytePairTokenizer
+
+    print(f"Python {platform.python_version()} on {platform.machine()}; best of {repeats}")
+    timer = "import time; start = time.perf_counter(); "
+    imported = _fresh(timer + "import minipe; print(time.perf_counter() - start)", repeats)
+    print(f"import minipe                     {imported:8.3f} s")
+    loaded = _fresh("import minipe, time; start = time.perf_counter(); "
+                    "minipe.BytePairTokenizer.gpt2().encode('a b'); "
+                    "print(time.perf_counter() - start)", repeats)
+    print(f"first gpt2() and its first encode {loaded:8.3f} s   (target < {TARGET_LOAD} s)")
+
+    verdict = (ROOT / "minipe" / "data" / "the-verdict.txt").read_text(encoding="utf-8")
+    text = (verdict * (length // len(verdict) + 1))[:length]
+    gpt2 = BytePairTokenizer.gpt2()
+    ids = gpt2.encode(text)
+    ours = _seconds(lambda: gpt2.encode(text), repeats)
+    print(f"encode {length:,} characters      {ours:8.3f} s   minipe ({len(ids):,} tokens)")
+    missed = loaded >= TARGET_LOAD
+    if importlib.util.find_spec("tiktoken") is None:
+        print("tiktoken is not installed: the side-by-side row with "
+              "tiktoken._educational.SimpleBytePairEncoding is skipped")
+    else:
+        from tiktoken._educational import SimpleBytePairEncoding
+
+        ranks = {token: token_id for token_id, token in enumerate(gpt2.vocab[:50256])}
+        simple = SimpleBytePairEncoding(pat_str=GPT2_PATTERN, mergeable_ranks=ranks)
+        if simple.encode(text, visualise=None) != ids:
+            print("tiktoken's SimpleBytePairEncoding gives other IDs: not comparable")
+            return 2
+        theirs = _seconds(lambda: simple.encode(text, visualise=None), repeats)
+        print(f"encode {length:,} characters      {theirs:8.3f} s   "
+              f"tiktoken._educational.SimpleBytePairEncoding (minipe {theirs / ours:.1f}x "
+              f"as fast; target >= 1)")
+        missed = missed or ours > theirs
+    return 1 if args.strict and missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
