@@ -68,3 +68,4 @@ if __name__ == "__main__":
     print(f"encode({unseen!r}) -> {unseen_ids}")
     print(f"decode again -> {tokenizer.decode(unseen_ids)!r}")
     print("A word outside the vocabulary becomes <|unk|> (ID 5); its identity is lost.")
+    print("Now try exercise 1: python -m minipe exercises check 1")

@@ -82,3 +82,4 @@ if __name__ == "__main__":
     print("sentences give the same set of six rows, only stacked in another order.")
     print("Lesson 3 shows that attention cannot recover the order from these rows;")
     print("positions (lessons 4-7) give each row a mark of where it stands.")
+    print("Now try exercise 2: python -m minipe exercises check 2")

@@ -140,3 +140,4 @@ if __name__ == "__main__":
     print("a signal that falls with the position, made by the mask alone. Attention")
     print("is blind to order without positions AND without the mask; with the mask,")
     print("order leaks in.")
+    print("Now try exercises 6 and 7: python -m minipe exercises check 6")

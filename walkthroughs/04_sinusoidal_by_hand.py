@@ -171,3 +171,4 @@ if __name__ == "__main__":
                  sorted(pe_3) == sorted(halves) and pe_3 != halves)
     print("A model trained with one layout needs that layout, but neither knows")
     print("more about positions than the other: they differ by a column order.")
+    print("Now try exercises 3 and 4: python -m minipe exercises check 3")

@@ -151,3 +151,4 @@ if __name__ == "__main__":
     print("So no M gives code(p + 2) = M code(p) at every p. Per pair,")
     print("sin(a + k w) = cos(k w) sin(a) + sin(k w) cos(a) needs cos(a), which only")
     print("the cosine columns hold: the full PE(0) = [0, 1, 0, 1, ...] is not zero.")
+    print("Now try exercise 8: python -m minipe exercises check 8")

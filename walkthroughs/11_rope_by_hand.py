@@ -95,3 +95,4 @@ if __name__ == "__main__":
     # every diagonal is one number: 8.5000 (= q . k) for n = m, 10.9220 for n - m = 1
     print("Each diagonal holds one number: the score depends on n - m only.")
     print("Turning both vectors by m changes no angle between them.")
+    print("Now try exercises 9 and 10: python -m minipe exercises check 9")

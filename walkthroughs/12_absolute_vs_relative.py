@@ -132,3 +132,4 @@ if __name__ == "__main__":
     print("models got worse past the training length, ALiBi's kept its perplexity.")
     print("Position interpolation (Chen et al., 2023) exists because RoPE models")
     print("falter past their training length: it squeezes new positions into it.")
+    print("Now try exercises 11, 12 and 21: python -m minipe exercises check 11")

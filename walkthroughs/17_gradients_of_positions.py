@@ -122,3 +122,4 @@ if __name__ == "__main__":
                  "0-3 do)", moved_to[4:] == drawn[4:] and moved_to[:4] != drawn[:4])
     print("mean of its gradient, and that stays 0). Lesson 07's learned head, a")
     print("table of 4 rows, cannot even run past position 3.")
+    print("Now try exercises 15 and 16: python -m minipe exercises check 15")

@@ -185,3 +185,4 @@ if __name__ == "__main__":
     lesson.check("turned again, the cycle holds to the end", repeats)
     print("hold P[p] inside them for good, and nothing turns them: the StreamingLLM paper")
     print("ran RoPE and ALiBi models.")
+    print("Now try exercises 14 and 19: python -m minipe exercises check 14")
