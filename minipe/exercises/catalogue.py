@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from minipe.exercises import reference, wrong
+from minipe.exercises import reference, wrong, wrong_17_21
 from minipe.relative import alibi_slopes
 
 Function = Callable[..., Any]
@@ -315,40 +315,40 @@ EXERCISES = (
              "d_X[b][t] into row t."),
     Exercise(17, "17_pack_documents", "pack_documents", "packing documents into one sequence",
              "minipe/batches.py", _pack_cases, reference.pack,
-             (("positions-not-restarted", wrong.pack_positions_arange),
-              ("labels-not-ignored", wrong.pack_labels_kept),
-              ("labels-not-ignored", wrong.pack_labels_first_only),
-              ("labels-shifted", wrong.pack_labels_shifted)),
+             (("positions-not-restarted", wrong_17_21.pack_positions_arange),
+              ("labels-not-ignored", wrong_17_21.pack_labels_kept),
+              ("labels-not-ignored", wrong_17_21.pack_labels_first_only),
+              ("labels-shifted", wrong_17_21.pack_labels_shifted)),
              "Three lists, grown document by document: ids += document; position_ids += "
              "0 .. len(document) - 1; labels += [-100] + document[1:]."),
     Exercise(18, "18_document_mask", "document_mask", "the document mask of a packed sequence",
              "minipe/batches.py", _document_mask_cases, reference.document_mask,
-             (("document-mask-not-causal", wrong.document_mask_not_causal),
-              ("document-mask-causal-only", wrong.document_mask_causal_only),
-              ("mask-strict", wrong.document_mask_strict)),
+             (("document-mask-not-causal", wrong_17_21.document_mask_not_causal),
+              ("document-mask-causal-only", wrong_17_21.document_mask_causal_only),
+              ("mask-strict", wrong_17_21.document_mask_strict)),
              "Token t's document starts at t - position_ids[t]. Row i, column j is True when "
              "j's start is i's start and j <= i."),
     Exercise(19, "19_evict", "evict", "evicting a RoPE cache: sinks and a window",
              "minipe/training/generation.py", _evict_cases, reference.evict,
-             (("evict-not-turned-back", wrong.evict_not_turned_back),
-              ("evict-turned-forward", wrong.evict_turned_forward),
-              ("evict-values-turned", wrong.evict_values_turned),
-              ("evict-no-sinks", wrong.evict_no_sinks)),
+             (("evict-not-turned-back", wrong_17_21.evict_not_turned_back),
+              ("evict-turned-forward", wrong_17_21.evict_turned_forward),
+              ("evict-values-turned", wrong_17_21.evict_values_turned),
+              ("evict-no-sinks", wrong_17_21.evict_no_sinks)),
              "evicted = len(keys) - sinks - window; if it is 0 or less, keep everything. Else "
              "keep keys[:sinks] and the last `window` keys, each turned back by evicted "
              "(exercise 10's rotation at position -evicted); the values likewise, unturned."),
     Exercise(20, "20_partial_rotary", "partial_rotary", "partial rotary: turning part of a head",
              "minipe/training/heads.py", _partial_cases, reference.partial_rotary,
-             (("partial-theta-of-d", wrong.partial_theta_of_d),
-              ("partial-wrong-columns", wrong.partial_last_columns),
-              ("partial-wrong-columns", wrong.partial_whole_row)),
+             (("partial-theta-of-d", wrong_17_21.partial_theta_of_d),
+              ("partial-wrong-columns", wrong_17_21.partial_last_columns),
+              ("partial-wrong-columns", wrong_17_21.partial_whole_row)),
              "Turn row[:rotary_dims] as exercise 10 does (interleaved), but with theta_i = "
              "10000 ** (-2 * i / rotary_dims); then append row[rotary_dims:] as it is."),
     Exercise(21, "21_alibi_slopes", "alibi_slopes", "ALiBi's slope for every head",
              "minipe/relative.py", _slopes_cases, reference.alibi_slopes,
-             (("slopes-geometric-for-any-n", wrong.slopes_geometric),
-              ("slopes-from-h0", wrong.slopes_from_h0),
-              ("slopes-extra-not-every-other", wrong.slopes_extra_not_every_other)),
+             (("slopes-geometric-for-any-n", wrong_17_21.slopes_geometric),
+              ("slopes-from-h0", wrong_17_21.slopes_from_h0),
+              ("slopes-extra-not-every-other", wrong_17_21.slopes_extra_not_every_other)),
              "power = the largest power of two <= num_heads; slopes 2 ** (-8 * (h + 1) / "
              "power) for h < power; then, while some are missing, every other slope of "
              "2 * power: 2 ** (-8 * (h + 1) / (2 * power)) for h = 0, 2, 4, ..."),

@@ -308,7 +308,7 @@ def _compare(exercise: Exercise, args: tuple[Any, ...], expected: Any, yours: Ou
     if yours.changed:
         key = "changed-its-arguments"
         return Result("wrong", f"{call}\n{name} changed its argument {yours.changed} in "
-                               f"place: the caller's lists are not the same after the call"
+                               f"place: the caller's list is not what it was before the call"
                                + _named(key), key)
     if yours.error is not None:
         key = recognise(exercise, args, yours, path, passed)

@@ -165,8 +165,8 @@ MISTAKES = {m.key: m for m in [
     # issue 30: the mistakes the lessons warn of, and the ones anyone can make
     _mistake("changed-its-arguments",
              "your function changed the caller's lists in place; a function that computes "
-             "an answer builds new lists and leaves its arguments as they came (the arrays "
-             "of minipe cannot even be changed)",
+             "an answer builds new lists and leaves its arguments as they came, as minipe's "
+             "frozen arrays must",
              ("minipe/arrays/matrix.py", "class Matrix")),
     _mistake("softmax-min",
              "you subtracted the smallest score, so exp(1000 - 0) overflows when the scores "
