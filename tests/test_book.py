@@ -249,9 +249,6 @@ def test_a_clone_in_another_folder_gives_the_same_bytes(
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(sys.version_info >= (3, 12), reason=(
-    "the committed notebooks hold what the lessons print on 3.10 and 3.11; from 3.12 on, "
-    "math.sumprod rounds some last bits differently (lesson 08's 1.1e-16 reads 2.2e-16)"))
 def test_the_notebooks_are_up_to_date(runs: dict[str, LessonRun]) -> None:
     for path, text in lesson_notebooks(runs).items():
         assert path.exists() and path.read_text(encoding="utf-8") == text, (

@@ -103,9 +103,20 @@ def test_gpt2_sized_table_is_sampled_and_says_so() -> None:
     root = parse(pe_table(1024, 768).svg())
     # at most 128 cells per axis: 1024 / 128 = 8, so 1 row in 8; 768 columns are 384 (sin, cos)
     # pairs, of which 128 / 2 = 64 fit: 384 / 64 = 6, so 1 pair in 6
-    assert len(group(root, "cells").findall(f"{SVG}rect")) == 128 * 128
     assert "downsampled from 1024 x 768 to 128 x 128 by keeping 1 row in 8 and 1 column pair " \
         "(2i, 2i+1) in 6; no cell is averaged" in texts(root)
+    # past 4,096 cells, one <path> per colour, a cell 1 x 1: "M3 0h2v1h-2z" is cells 3, 4 of
+    # row 0. Every cell is drawn once, and row 0 is sin 0 = 0 (grey), cos 0 = 1 (dark red)
+    paths = group(root, "cells").findall(f"{SVG}path")
+    drawn = {}
+    for path in paths:
+        for x, y, width in re.findall(r"M(\d+) (\d+)h(\d+)v1h-\3z", path.get("d", "")):
+            for column in range(int(x), int(x) + int(width)):
+                assert (int(y), column) not in drawn
+                drawn[int(y), column] = path.get("fill")
+    assert sorted(drawn) == [(row, column) for row in range(128) for column in range(128)]
+    assert [drawn[0, column] for column in range(4)] == ["#f2f2f2", "#b40426"] * 2
+    assert len(pe_table(1024, 768).svg()) < 300_000  # a fifth of a <rect> per cell
 
 
 def test_every_sampled_cell_is_a_value_of_the_table() -> None:

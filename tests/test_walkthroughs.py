@@ -286,9 +286,6 @@ def _printed(path: Path) -> str:
 
 
 @pytest.mark.parametrize("path", _each(LESSONS))
-@pytest.mark.skipif(sys.version_info >= (3, 12), reason=(
-    "the committed notebooks hold what the lessons print on 3.10 and 3.11; from 3.12 on, "
-    "math.sumprod rounds some last bits differently (lesson 08's 1.1e-16 reads 2.2e-16)"))
 def test_lesson_prints_what_its_notebook_holds(path: Path) -> None:
     """It printed what its notebook holds, which another process wrote: the same on every
     run. A measured time ("built in 0.49 s here") is the one thing the book writes as

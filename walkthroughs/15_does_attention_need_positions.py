@@ -295,7 +295,8 @@ if __name__ == "__main__":
         print("   " + " ".join(f"{word:>6}" for word in WORDS))
         print(f"   {' '.join(f'{score:6.3f}' for score in first.tolist())}")
         print(f"   {' '.join(f'{score:6.3f}' for score in second.tolist())}")
-        print(f"   largest difference: {gap:.1e}; answers: {answer(model, man_dog)!r} "
+        shown = "below 1e-12" if gap < 1e-12 else f"{gap:.1e}"  # below 1e-12: rounding
+        print(f"   largest difference: {shown}; answers: {answer(model, man_dog)!r} "
               f"and {answer(model, dog_man)!r}")
     print("'who?' is last, so the causal mask lets it see every token: it sees the")
     print("same bag in both sentences and scores it alike, trained or not (the")

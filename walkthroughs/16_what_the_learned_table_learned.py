@@ -116,8 +116,8 @@ if __name__ == "__main__":
     for name, table in (("sinusoidal", sinusoidal_cos), ("learned", learned_cos)):
         spread = max(max(diagonal) - min(diagonal) for diagonal in diagonals(table))
         spreads[name] = spread
-        print(f"{name:10} rows: along each diagonal j - i = k, largest minus smallest "
-              f"{spread:.1e}")
+        shown = "< 1e-12" if spread < 1e-12 else f"{spread:.1e}"  # below 1e-12: rounding
+        print(f"{name:10} rows, each diagonal j - i = k: largest minus smallest {shown}")
     print("The sinusoidal rows' likeness depends on the offset j - i alone (the")
     lesson.check("the sinusoidal rows' likeness depends on j - i alone (a spread under "
                  "1e-12 along each diagonal)", spreads["sinusoidal"] < 1e-12)

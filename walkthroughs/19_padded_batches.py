@@ -103,13 +103,14 @@ if __name__ == "__main__":
     for kind in ("learned", "sinusoidal", "rope", "alibi"):
         trace = run_batch(texts, positions=kind, padding_side="left")
         by_column[kind] = trace.largest_difference(2, trace.by_column)
-        print(f"   {kind:<10} positions 4, 5 (by column): {by_column[kind]:.3g}")
+        shown = "below 1e-14" if kind == "rope" else f"{by_column[kind]:.3g}"  # rounding
+        print(f"   {kind:<10} positions 4, 5 (by column): {shown}")
     print("learned and sinusoidal add the rows of positions 4 and 5, not 0 and 1:")
     lesson.check("by column the learned and sinusoidal tables change the outputs (by more "
                  "than 0.1)", min(by_column["learned"], by_column["sinusoidal"]) > 0.1)
     print("the inputs change, and so do the outputs. RoPE's score depends on the")
     print("angle between q_i and k_j, (p_i - p_j) * theta: 5 - 4 = 1 - 0, so only")
-    print(f"rounding is left ({by_column['rope']:.2g}). ALiBi adds -m |p_i - p_j|: "
+    print("rounding is left (below 1e-14). ALiBi adds -m |p_i - p_j|: "
           f"exactly the same ({by_column['alibi']:.3g}).")
     lesson.check("by column RoPE moves the outputs only by rounding (under 1e-14) and ALiBi "
                  "not at all", by_column["rope"] < 1e-14 and by_column["alibi"] == 0.0)
@@ -184,12 +185,13 @@ if __name__ == "__main__":
                 right["lost"] += picked == target != picked_shifted  # right only from the mask
                 right["gained"] += picked_shifted == target != picked  # right only by column
         right_by[kind] = right
-        print(f"   {kind:<11}{moved[kind]:13.3g}{changed[kind]:13}{right['mask']:13}"
+        shown = "< 1e-14" if kind == "rope" else f"{moved[kind]:.3g}"  # RoPE's: rounding
+        print(f"   {kind:<11}{shown:>13}{changed[kind]:13}{right['mask']:13}"
               f"{right['column']:11}")
     same = sum(right_by[kind]["mask"] == right_by[kind]["column"] for kind in right_by)
     print("Trained, the learned and sinusoidal heads' logits still move by column (up to")
     print(f"{moved['learned']:.3g} and {moved['sinusoidal']:.3g}); RoPE's only by rounding "
-          f"({moved['rope']:.2g}), ALiBi's not at all ({moved['alibi']:g}).")
+          f"(below 1e-14), ALiBi's not at all ({moved['alibi']:g}).")
     lesson.check("trained, the learned and sinusoidal logits move by column (by more than "
                  "0.1), RoPE's only by rounding (under 1e-14), ALiBi's not at all",
                  min(moved["learned"], moved["sinusoidal"]) > 0.1 and moved["rope"] < 1e-14

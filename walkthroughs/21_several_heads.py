@@ -62,7 +62,7 @@ if __name__ == "__main__":
             outputs.append(scaled_dot_product_attention(q_t, k_t, v_t, causal=True).output)
         shifts[turn_v] = largest_difference(outputs[0], outputs[1])
     print("Move the four tokens from positions 0..3 to 5..8; the outputs change by at most")
-    print(f"   {shifts[False]:.2g} with v as it is, and {shifts[True]:.4f} with v turned too.")
+    print(f"   below 1e-12 with v as it is, and {shifts[True]:.4f} with v turned too.")
     print("The weights depend on offsets only; a turned v carries each token's own")
     lesson.check("with v as it is, moving the tokens changes the outputs only by rounding "
                  "(under 1e-12); a turned v changes them", shifts[False] < 1e-12

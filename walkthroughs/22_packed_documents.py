@@ -111,7 +111,8 @@ if __name__ == "__main__":
     for kind, model in models.items():
         together = model.logits(packed.ids, attention_mask=mask)  # positions 0 .. 12
         by_column[kind] = each_document(model, together, documents)
-        print(f"   {kind:<11}" + "".join(f"{gap:12.4g}" for gap in by_column[kind]))
+        shown = ["< 1e-14" if kind == "rope" else f"{gap:.4g}" for gap in by_column[kind]]
+        print(f"   {kind:<11}" + "".join(f"{gap:>12}" for gap in shown))  # RoPE's: rounding
     print("The mask hides the other documents, but learned and sinusoidal add the rows")
     print("of positions 6 .. 12 to documents 2 and 3, not those of 0 .. 4: their inputs")
     print("change.")
@@ -119,7 +120,7 @@ if __name__ == "__main__":
                  "move (by more than 0.1)",
                  min(by_column["learned"][1:] + by_column["sinusoidal"][1:]) > 0.1)
     print("RoPE and ALiBi read only differences of positions, the same inside a document")
-    print(f"either way: RoPE is off by {max(by_column['rope']):.2g}, rounding, ALiBi by "
+    print("either way: RoPE is off by less than 1e-14, rounding, ALiBi by "
           f"{max(by_column['alibi']):g},")
     print("as with left padding in lesson 19.")
     lesson.check("by the document mask alone RoPE moves only by rounding (under 1e-14), ALiBi "

@@ -61,6 +61,28 @@ LABEL_LENGTH = 16  # longer row and column labels are cut, so the grid keeps its
 TITLED_CELLS = 4096  # up to this many cells, each carries its value as a hover <title>
 
 
+def _cell_paths(fills: list[list[str]], left: float, top: float, cell_width: float,
+                cell_height: float) -> list[str]:
+    """A grid of colours as one <path> per colour, scaled so a cell is 1 x 1 and
+    neighbours of one colour along a row are one run: "M3 0h2v1h-2z" is cells 3 and 4 of
+    row 0. The same picture as a <rect> per cell, in a fifth of the bytes (a GPT-2-sized
+    table, 16,384 cells, in about 250 KB rather than 1.2 MB)."""
+    runs: dict[str, list[str]] = {}
+    for y, row in enumerate(fills):
+        x = 0
+        while x < len(row):
+            end = x + 1
+            while end < len(row) and row[end] == row[x]:
+                end += 1
+            runs.setdefault(row[x], []).append(f"M{x} {y}h{end - x}v1h-{end - x}z")
+            x = end
+    return ([f'<g id="cells" shape-rendering="crispEdges" transform="translate({left:.2f} '
+             f'{top:.2f}) scale({cell_width:.4f} {cell_height:.4f})">']
+            + [f'<path fill="{fill}" d="{"".join(parts)}"/>'
+               for fill, parts in sorted(runs.items())]
+            + ["</g>"])
+
+
 def text(x: float, y: float, content: str, attributes: str = "") -> str:
     """A <text> element; content escaped, including ", so no label can break the XML."""
     escaped = escape(content, {'"': "&quot;"})  # escape() itself does &, < and >
@@ -132,9 +154,14 @@ def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str
 
     if hidden is not None:
         lines.append(HATCH)
-    lines.append('<g id="cells" shape-rendering="crispEdges">')
     hover = len(cells) * len(cells[0]) <= TITLED_CELLS
-    for r, row in enumerate(cells):
+    compact = not hover and hidden is None  # a big table: a path per colour (see below)
+    if compact:
+        lines += _cell_paths([[color(fraction(value, low, high), scale) for value in row]
+                              for row in cells], left, top, cell_width, cell_height)
+    else:
+        lines.append('<g id="cells" shape-rendering="crispEdges">')
+    for r, row in enumerate([] if compact else cells):
         y = top + r * cell_height
         for c, value in enumerate(row):
             x = left + c * cell_width
@@ -148,7 +175,8 @@ def heatmap_svg(table: Table, *, title: str, x_name: str = "column", y_name: str
             else:
                 shape += "/>"
             lines.append(shape)
-    lines.append("</g>")
+    if not compact:
+        lines.append("</g>")
     if cell_width >= 40 and cell_height >= 18:  # room to print each number in its cell
         lines.append('<g id="values" text-anchor="middle">')
         for r, row in enumerate(cells):
