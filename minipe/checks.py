@@ -200,7 +200,7 @@ def check_choice(value: object, choices: tuple[str, ...], sentence: str,
 
 
 def _count(n: int) -> str:
-    """1,000,000 with commas; a number of more than 20 digits as ~10^k."""
+    """1,000,000 with commas; a number of more than 20 digits as `~10^k`."""
     return f"{n:,}" if n < 10**20 else f"~10^{len(str(n)) - 1}"
 
 

@@ -84,8 +84,8 @@ def decay_bound(distances: Sequence[int], d: int, *, base: float = 10000.0) -> V
     Summing the pairs' terms by parts bounds the score by max|h_{j+1} - h_j|
     times sum_j |S_j|; with the first factor set aside, what depends on r is
 
-        S_j      = sum_{k=0}^{j-1} e^{i r theta_k}      (a partial sum of unit turns)
-        bound(r) = (1 / (d/2)) * sum_{j=1}^{d/2} |S_j|
+        S_j      = sum over k = 0 .. j-1 of exp(i r theta_k)   (a partial sum of unit turns)
+        bound(r) = (1 / (d/2)) * sum over j = 1 .. d/2 of |S_j|
 
     At r = 0 every turn is 1, |S_j| = j, and the bound is (d/2 + 1) / 2:
 

@@ -403,3 +403,21 @@ def test_a_table_cell_carries_its_columns_name_and_a_function_is_named(book: Pat
     named = rotary.index('<h3 class="name"><code>rotary_thetas</code></h3>')
     assert named < rotary.index("theta_i = base**(-2i / d) for the pairs") < rotary.index(
         '<span class="k">def</span> rotary_thetas')
+
+
+POWER_BY_CARET = re.compile(r"[\w)\]|]\^(?![TV]\b)")  # x^2, e^z; K^T (a transpose), a^V a name
+
+
+def test_the_docstrings_write_powers_one_way() -> None:
+    # base**(2i / d_model), as the line that computes it reads: never base^(2i / d_model)
+    # beside it (a `code span` quotes what a program prints, as written)
+    mixed = []
+    for path in sorted((ROOT / "minipe").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                 ast.AsyncFunctionDef)):
+                prose = re.sub(r"`[^`]*`", "", ast.get_docstring(node) or "")
+                mixed += [f"{path.name}: {line.strip()}" for line in prose.splitlines()
+                          if POWER_BY_CARET.search(line)]
+    assert mixed == []
+    assert "base**(2i / d_model)" in (ROOT / "minipe" / "positional.py").read_text()

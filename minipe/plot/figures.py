@@ -216,7 +216,7 @@ def dot_products(max_offset: int = 64, d_model: int = 32, at: Sequence[int] = (0
     dot product is sum_i cos(k / base**(2i / d_model)): it depends on k only,
     and the lines for different p lie on top of each other.
 
-    >>> dot_products(2, 4, at=(0,)).series[0][1][0]    # k = 0: |PE(p)|^2 = d_model / 2
+    >>> dot_products(2, 4, at=(0,)).series[0][1][0]    # k = 0: |PE(p)|**2 = d_model / 2
     2.0
     """
     checked_size(max_offset, "max_offset")

@@ -195,7 +195,7 @@ def checked_marks(xs: tuple[float, ...], marks_at: object) -> list[int]:
 
 
 def nice_ticks(lowest: float, highest: float, count: int = 8) -> list[float]:
-    """Round numbers from lowest to highest, at most `count` steps: steps of 1, 2 or 5 x 10^n.
+    """Round numbers from lowest to highest, at most `count` steps: steps of 1, 2 or 5 x 10**n.
 
     >>> nice_ticks(0, 63)
     [0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0]
@@ -209,7 +209,7 @@ def nice_ticks(lowest: float, highest: float, count: int = 8) -> list[float]:
 
 
 def nice_step(span: float, count: int = 8) -> float:
-    """The smallest of 1, 2, 5 x 10^n that cuts `span` into at most `count` steps."""
+    """The smallest of 1, 2, 5 x 10**n that cuts `span` into at most `count` steps."""
     if span <= 0:
         return 1.0
     magnitude = 10.0 ** math.floor(math.log10(span / count))

@@ -1,4 +1,4 @@
-"""Chapter 10 - generation with a cache: one new token costs O(n d), not O(n^2 d).
+"""Chapter 10 - generation with a cache: one new token costs O(n d), not O(n**2 d).
 
 A causal model's token at position p sees only the tokens 0 .. p, so the keys
 and values of the earlier tokens never change once they are computed. A
@@ -14,7 +14,7 @@ new token computes only its own row:
 
 Its logits are the last row of the whole sequence's forward pass, number for
 number (tests/test_generation.py). Without the cache the whole sequence runs
-again for every token: n rows of n scores each, O(n^2 d).
+again for every token: n rows of n scores each, O(n**2 d).
 
 Where real code goes wrong: giving the new token position 0, not len(cache);
 storing RoPE's keys unturned, or turning them again at another position.

@@ -39,11 +39,11 @@ IGNORE = -100  # a target that counts for nothing: PyTorch's ignore_index
 def cross_entropy(logits: Matrix, targets: Sequence[int]) -> tuple[float, Matrix]:
     """The mean of -log softmax(z)[t] over the rows whose target t is not -100, and dz.
 
-        loss = mean over counted rows of (log sum_j e^z_j - z_t)
+        loss = mean over counted rows of (log sum_j exp(z_j) - z_t)
         dz   = (softmax(z) - onehot(t)) / count,  and 0 on a row whose t is -100
 
-    In the forward pass a row's loss was log sum_j e^z_j - z_t: the first
-    term's slope in z_j is e^z_j / sum_k e^z_k = softmax(z)_j, the second's
+    In the forward pass a row's loss was log sum_j exp(z_j) - z_t: the first
+    term's slope in z_j is exp(z_j) / sum_k exp(z_k) = softmax(z)_j, the second's
     is -1 for j = t only.
     """
     _check_targets(logits, targets)
@@ -79,7 +79,7 @@ def matmul_backward(a: Matrix, b: Matrix, d_out: Matrix) -> tuple[Matrix, Matrix
 def softmax_backward(weights: Matrix, d_weights: Matrix) -> Matrix:
     """w = softmax(s), row by row  ->  ds_j = w_j (dw_j - sum_k w_k dw_k).
 
-    In the forward pass every w_k shared one denominator sum_j e^s_j, so
+    In the forward pass every w_k shared one denominator sum_j exp(s_j), so
     raising s_j raised w_j and lowered every w_k: dw_k/ds_j = w_k (1[k=j] - w_j).
     """
     _check_softmax(weights, d_weights)

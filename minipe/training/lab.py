@@ -18,8 +18,8 @@ minipe/training/model.py), then Adam (Kingma & Ba, 2015), which moves each numbe
 by about the learning rate, whatever the scale of its gradient:
 
     m = beta1 m + (1 - beta1) g            a running mean of the gradient
-    v = beta2 v + (1 - beta2) g^2          and of its square
-    W = W - lr * m_hat / (sqrt(v_hat) + eps),  m_hat = m / (1 - beta1^t), likewise v
+    v = beta2 v + (1 - beta2) g**2         and of its square
+    W = W - lr * m_hat / (sqrt(v_hat) + eps),  m_hat = m / (1 - beta1**t), likewise v
 
 Plain SGD would step by lr * g: big where the gradient is big. Adam's step
 m_hat / sqrt(v_hat) is about 1 in size for every number at first, so one
