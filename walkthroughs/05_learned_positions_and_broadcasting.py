@@ -180,3 +180,4 @@ if __name__ == "__main__":
     print(f"pos runs 0..{table.shape[0] - 1}, column j 0..{table.shape[1] - 1}, "
           f"pair i 0..{num_pairs - 1} (errata E9)")  # 0..1023, 0..767, 0..383
     lesson.save_figure("pe_table_1024x768.svg", pe_table(gpt2_context, gpt2_d_model))
+    print("Now try exercise 5: python -m minipe exercises check 5")

@@ -220,3 +220,4 @@ if __name__ == "__main__":
     lesson.check("from the mask every trained head gives each sequence its logits alone, "
                  "exactly", unlike_alone == 0.0)
     print("only RoPE's and ALiBi's scores stay put.")
+    print("Now try exercise 13: python -m minipe exercises check 13")

@@ -173,3 +173,4 @@ if __name__ == "__main__":
         print("Four heads do better on the mean, but not on every seed.")
     ceiling = math.floor(max(shares[1] + shares[4]) * 10 + 1) * 10
     print(f"No run passes {ceiling}% after {steps} steps, with one slope or four.")
+    print("Now try exercises 20 and 21: python -m minipe exercises check 20")

@@ -174,3 +174,4 @@ if __name__ == "__main__":
           f"{counts[2]} (not a mean of three documents'")
     print("means). A step on the packed sequence is a step on the three documents")
     print("batched, with no padding computed and thrown away.")
+    print("Now try exercises 17 and 18: python -m minipe exercises check 17")
