@@ -1,11 +1,13 @@
 """Chapter 1b - subword: GPT-2's byte-level BPE, exactly, and training your own.
 
-Chapter 1 cut text into words. GPT-2 cuts it into bytes and then glues the most
-useful pairs back together, one merge at a time, lowest rank first:
+Chapter 1 cut text into words. GPT-2 cuts it into bytes and then glues pairs back
+together, one merge at a time, the lowest-ranked (the earliest learned) first:
 
-    " bookshelf" -> bytes ' ', 'b', 'o', 'o', 'k', 's', 'h', 'e', 'l', 'f'
-    merge rank 0 ('Ġ t') does not apply; rank 6 ('o o') does:  ' ' 'b' 'oo' 'k' ...
-    ... until no neighbouring pair is a merge:                   ' books' 'he' 'lf'
+    " bookshelf"             ' ' b o o k s h e l f        its 10 bytes
+    rank 2 (h e)             ' ' b o o k s he l f
+    rank 19 (' ' b)          ' b' o o k s he l f
+    ranks 226, 310, 1236     ' book' s he l f             o k, o ok, ' b' ook
+    ranks 1396, 3579         ' books' he lf               l f, ' book' s: no pair left
 
     >>> gpt2 = BytePairTokenizer.gpt2()
     >>> gpt2.encode("The cat sat on the bookshelf")
@@ -27,10 +29,13 @@ merge the most frequent (ties: the pair seen first), repeat - the same merges an
 as the pure-Python trainer in OpenAI's tokenizer library (tiktoken._educational).
 `sliding_windows` cuts a long list of IDs into a model's (inputs, targets).
 
+A piece seen before is not merged again: its IDs are kept (up to CACHE_SIZE pieces),
+as GPT-2's own encoder.py keeps them; so a debugger's `s` lands in the merge loop the
+first time a word comes, not the second.
+
 Left out: the other pre-tokenizers (GPT-4's, SentencePiece's), normalisation (GPT-2
-has none: text goes in as it is), a cache of pieces already encoded (tiktoken's Rust
-core has one, which makes it fast, not different), and byte sequences two merges both
-spell, which tiktoken's trainer keeps under one ID and this one under two.
+has none: text goes in as it is), and byte sequences two merges both spell, which
+tiktoken's trainer keeps under one ID and this one under two.
 """
 
 from __future__ import annotations
@@ -38,7 +43,6 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import AbstractSet, Any, Iterable, Mapping, Sequence
@@ -47,6 +51,7 @@ from minipe.checks import check_ids, check_type, checked_size
 from minipe.pretokenizer import pretokenize
 
 NOT_A_MERGE = 1 << 62  # the rank of a pair no merge makes: larger than every real rank
+CACHE_SIZE = 100_000  # pieces whose IDs a tokenizer keeps
 
 
 def merge(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
@@ -84,7 +89,6 @@ def byte_pair_encode(ids: list[int], merges: Mapping[tuple[int, int], int]) -> l
     return ids
 
 
-@dataclass(frozen=True, repr=False, eq=False)
 class BytePairTokenizer:
     """Byte-level BPE: text -> pieces -> bytes -> merges -> token IDs, and back.
 
@@ -97,10 +101,12 @@ class BytePairTokenizer:
     BytePairTokenizer(vocab_size=258, merges=2)
     """
 
+    __slots__ = ("byte_ids", "merges", "special_tokens", "vocab", "_seen")
     byte_ids: tuple[int, ...]
     merges: Mapping[tuple[int, int], int]
     special_tokens: Mapping[str, int]
     vocab: tuple[bytes, ...]
+    _seen: dict[str, list[int]]  # piece -> its IDs, merged once (not part of the value)
 
     def __init__(self, merges: Sequence[tuple[int, int]], *, byte_ids: Sequence[int] = range(256),
                  special_tokens: Sequence[str] = ()) -> None:
@@ -119,6 +125,7 @@ class BytePairTokenizer:
                                                                      new_ids))))
         object.__setattr__(self, "special_tokens", MappingProxyType(special_ids))
         object.__setattr__(self, "vocab", tuple(vocab))
+        object.__setattr__(self, "_seen", {})
 
     @classmethod
     def gpt2(cls) -> BytePairTokenizer:
@@ -196,10 +203,19 @@ class BytePairTokenizer:
         return pieces
 
     def _encode_piece(self, piece: str | int) -> list[int]:
+        """One piece's token IDs (a special token is its ID already)."""
         if isinstance(piece, int):
-            return [piece]  # a special token
+            return [piece]
+        if piece in self._seen:
+            return self._seen[piece]  # merged before: the same IDs again
         ids = [self.byte_ids[byte] for byte in piece.encode("utf-8")]
-        return byte_pair_encode(ids, self.merges)
+        ids = byte_pair_encode(ids, self.merges)
+        if len(self._seen) < CACHE_SIZE:
+            self._seen[piece] = ids
+        return ids
+
+    def __setattr__(self, name: str, value: object) -> None:
+        _check_unchanged(name)
 
     def __repr__(self) -> str:
         return f"BytePairTokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)})"
@@ -295,6 +311,12 @@ def _check_text(text: Any, allowed_special: Any, special_tokens: Mapping[str, in
         raise ValueError(f"text holds a lone surrogate {text[error.start]!r} at index "
                          f"{error.start}, which no UTF-8 bytes spell; it is half of a pair "
                          f"that UTF-16 needs, not a character") from None
+
+
+def _check_unchanged(name: str) -> None:
+    """A tokenizer is a value: its IDs never change under a text being encoded."""
+    raise AttributeError(f"a BytePairTokenizer cannot be changed (setting {name}); "
+                         f"train or build a new one")
 
 
 def _check_decode(ids: object, vocab_size: int) -> None:
