@@ -774,6 +774,37 @@ def alibi_slopes(num_heads):
 ]
 
 
+def test_a_changed_argument_is_named_by_the_learners_parameter(tmp_path: Path) -> None:
+    """add_positions that adds into the caller's lists gives the right numbers, and fails."""
+    code = ("def add_positions(tokens, table):\n    for seq in tokens:\n"
+            "        for t, row in enumerate(seq):\n            for c in range(len(row)):\n"
+            "                row[c] += table[t][c]\n    return tokens\n")
+    result = _check(tmp_path, 5, code)
+    assert result.status == "wrong" and result.mistake == "changed-its-arguments"
+    assert "add_positions() changed its argument tokens in place" in result.text
+    untouched = _check(tmp_path, 5, code.replace("row[c] +=", "x = row[c] +"))  # no change
+    assert untouched.mistake != "changed-its-arguments"
+
+
+def test_messages_say_what_you_did_and_what_is_right(tmp_path: Path) -> None:
+    base = _check(tmp_path, 3, PE_ROW.format(angle="pos / 100000 ** (2 * i / d_model)",
+                                             first="sin", second="cos"))
+    assert "you used base 100000; the formula's base is 10000" in " ".join(base.text.split())
+    counted_from_1 = _check(tmp_path, 13, "import itertools\ndef position_ids(attention_mask):\n"
+                            "    return [list(itertools.accumulate(r)) for r in attention_mask]\n")
+    text = " ".join(counted_from_1.text.split())
+    assert "minipe/batches.py:" in text and "minipe/positional.py" not in text  # chapter 8
+
+
+def test_a_softmax_that_subtracts_the_minimum_fails_on_0_and_1000(tmp_path: Path) -> None:
+    """[1, 2, 3] cannot tell min from max (a softmax ignores a shift); [0, 1000] can."""
+    result = _check(tmp_path, 6, "def softmax(s):\n    m = min(s)\n"
+                                 "    e = [math.exp(x - m) for x in s]\n"
+                                 "    return [x / sum(e) for x in e]\n")
+    assert result.status == "wrong" and result.mistake == "softmax-min"
+    assert "softmax([0.0, 1000.0])" in result.text and "OverflowError" in result.text
+
+
 @pytest.mark.parametrize("number, key, code", WRONG_ANSWERS,
                          ids=[f"{n}-{key or 'unnamed'}-{i}"
                               for i, (n, key, _) in enumerate(WRONG_ANSWERS)])
