@@ -20,7 +20,8 @@ Run: python walkthroughs/20_generation_with_a_cache.py [--step] [--svg]
 
 from lesson import Lesson
 
-from minipe import KVCache, Matrix, TinyModel, accuracy, evict, next_logits, softmax, train
+from minipe import (KVCache, Matrix, TinyModel, accuracy, evict, next_logits,
+                    scaled_dot_product_attention, softmax, train)
 
 VOCAB, D, T = 8, 8, 8  # 8 token kinds, d_model = 8, trained on 8 tokens
 KINDS = ("learned", "sinusoidal", "rope", "alibi")
@@ -108,11 +109,24 @@ if __name__ == "__main__":
                  worst == 0.0)
     print("positions; the full pass's last row meets those same t + 1 keys, and its other")
     print("rows, computed again, are not used.")
-    print("Scores (q . k) one new token costs, per head, with n tokens before it:")
-    print("    n   with cache (n + 1 keys)   without ((n + 1)^2, every row again)")
-    for n in (8, 64, 512):
-        print(f"   {n:3} {n + 1:20} {(n + 1) ** 2:30}")
+    print("Scores (q . k) one new token costs, per head, with n tokens before it, counted")
+    print("on the tables: the keys its query reads in the cache, and the score table")
+    print("chapter 4 builds for one head when the whole sequence runs again:")
+    print("    n   with cache (keys read)   without (the scores of every row again)")
+    counted, filled = [], KVCache((), ())
+    for n, token_id in enumerate([(3 * t) % VOCAB for t in range(513)]):
+        _, filled = next_logits(model, filled, token_id)  # n tokens before this one
+        if n in (8, 64, 512):
+            K, V = filled.keys[0], filled.values[0]  # (n + 1, head_dim): head 0's keys 0 .. n
+            rows, cols = scaled_dot_product_attention(K, K, V, causal=True).scores.shape
+            counted.append((n, len(filled), rows * cols))
+            print(f"   {n:3} {len(filled):20} {rows * cols:30}")
     print("With the cache the cost grows like n; without it, like n^2.")
+    lesson.check("with the cache a new token reads n + 1 keys, without it (n + 1)^2 scores",
+                 all(keys == n + 1 and scores == (n + 1) ** 2 for n, keys, scores in counted))
+    print("benchmarks/bench_generate.py times the same shape: a cached token's time grows")
+    print("linearly with n, as a plain loop's does; the full pass's like n^2 once n is in")
+    print("the hundreds (at fewer tokens its n rows of x W and h W_out weigh more).")
 
 # %% The new token at position 0
 if __name__ == "__main__":
