@@ -1,9 +1,10 @@
 """The book (`python -m minipe book`) and the lessons' notebooks (issue 20).
 
 The book is built here from the lessons' runs the other tests share
-(tests/commands.py's lesson_with_figures), not by running every lesson again. Every page is parsed with
-html.parser: its links and anchors must resolve inside the book or to a file
-of the clone, and nothing may load from anywhere. The expected values come
+(tests/commands.py's lesson_with_figures), not by running every lesson again, into
+this session's own folder. Every page is parsed with html.parser: its links and
+anchors must resolve inside the book's folder (a copy elsewhere works as well),
+and nothing may load from anywhere. The expected values come
 from the runs themselves (what a lesson printed, the figure files it wrote),
 from the README read with a plain regex, or are written out by hand.
 """
@@ -24,9 +25,9 @@ from commands import FIGURES, LESSONS, ROOT, lesson_with_figures
 
 from minipe.book import LessonRun, build_book, lesson_notebooks
 from minipe.book.literate import sections
+from minipe.book.prose import formula, typeset
 from minipe.book.sources import chapter_order, lesson_paths, read_lesson
 
-OUT = ROOT / "build" / "test-book"  # git ignores build/
 FIGURE_LINE = "   [figure written: "
 
 
@@ -44,10 +45,10 @@ def runs() -> dict[str, LessonRun]:
 
 
 @pytest.fixture(scope="session")
-def book(runs: dict[str, LessonRun]) -> Path:
-    shutil.rmtree(OUT, ignore_errors=True)
-    build_book(OUT, runs)
-    return OUT
+def book(runs: dict[str, LessonRun], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("book")  # this session's own: another's cannot remove it
+    build_book(out, runs)
+    return out
 
 
 REFERENCE = re.compile(r"url\(#([^)]+)\)|^#(.+)")  # an attribute's url(#id), an href's #id
@@ -220,9 +221,9 @@ def test_every_lesson_page_shows_what_it_printed_and_every_figure(
 
 
 @pytest.mark.slow
-def test_the_same_runs_give_the_same_bytes(book: Path, runs: dict[str, LessonRun]) -> None:
-    again = ROOT / "build" / "test-book-again"
-    shutil.rmtree(again, ignore_errors=True)
+def test_the_same_runs_give_the_same_bytes(book: Path, runs: dict[str, LessonRun],
+                                          tmp_path: Path) -> None:
+    again = tmp_path / "again"
     build_book(again, runs)
     first = {path.relative_to(book): path.read_bytes() for path in book.rglob("*.html")}
     second = {path.relative_to(again): path.read_bytes() for path in again.rglob("*.html")}
@@ -365,10 +366,10 @@ def test_the_command_refuses_a_file_for_dir(tmp_path: Path) -> None:
         assert "running" not in done.stderr  # no lesson ran
 
 
-def test_a_missing_run_is_named() -> None:
+def test_a_missing_run_is_named(tmp_path: Path) -> None:
     fewer = {path.stem: LessonRun("", None) for path in LESSONS if path.stem != "01_text_to_ids"}
     with pytest.raises(ValueError, match="runs has none for 01_text_to_ids"):
-        build_book(ROOT / "build" / "test-book-missing", fewer)
+        build_book(tmp_path / "missing", fewer)
 
 
 @pytest.mark.slow
@@ -421,3 +422,45 @@ def test_the_docstrings_write_powers_one_way() -> None:
                           if POWER_BY_CARET.search(line)]
     assert mixed == []
     assert "base**(2i / d_model)" in (ROOT / "minipe" / "positional.py").read_text()
+
+
+def test_a_formula_is_typeset_and_its_plain_text_kept() -> None:
+    # worked by hand: the power's brackets go, sqrt's radicand is overlined, theta_i is θ_i
+    assert typeset("softmax(Q K^T / sqrt(d_k)) V") == (
+        'softmax(Q K<sup>T</sup> / √<span class="radicand">d<sub>k</sub></span>) V')
+    assert typeset("theta_i = base**(-2i / d)") == "θ<sub>i</sub> = base<sup>-2i / d</sup>"
+    assert typeset("m / (1 - beta1**t)") == "m / (1 − β1<sup>t</sup>)"
+    shown = formula("PE(pos, 2i) = sin(pos / base**(2i / d_model))")
+    assert "base<sup>2i / d_model</sup>" in shown
+    assert "<pre class=\"formula\">PE(pos, 2i) = sin(pos / base**(2i / d_model))</pre>" in shown
+    # a command, a regex or a table of names is kept as written, not typeset
+    for kept in ("python -m minipe book --notebooks", r"\s+(?!\S)|[^\s\p{L}]+",
+                 "Matrix   shape (n, d)      a sequence, or a weight W_q"):
+        assert formula(kept).startswith('<pre class="formula">')
+
+
+@pytest.mark.slow
+def test_every_chapters_opening_formula_and_every_lesson_formula_is_typeset(
+        book: Path) -> None:
+    # the first indented block of a module's docstring that has a power, a root or a
+    # subscripted equation is on its page as HTML math; so is each such block of a lesson
+    checked = 0
+    modules = sorted((ROOT / "minipe").rglob("*.py"))[1:]  # minipe/__init__.py: no page
+    for path in [*modules, *LESSONS]:
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        blocks = re.findall(r"(?m)^(    \S.*(?:\n    .*)*)", doc)
+        math = [block for block in blocks if re.search(r"\*\*|\^|sqrt\(", block)
+                and not re.search(r"python |\\", block)]
+        if not math:
+            continue
+        if path in LESSONS:
+            page = book / "lessons" / f"{path.stem}.html"
+        else:
+            name = ".".join(path.relative_to(ROOT / "minipe").with_suffix("").parts)
+            page = book / "chapters" / f"{name.removesuffix('__init__').strip('.')}.html"
+        text = page.read_text(encoding="utf-8")
+        assert text.count('<div class="math') >= (len(math) if path in LESSONS else 1), page
+        checked += 1
+    assert checked >= 8
+    attention = (book / "chapters" / "attention.html").read_text(encoding="utf-8")
+    assert "K<sup>T</sup> / √<span class=\"radicand\">d<sub>k</sub></span>) V" in attention

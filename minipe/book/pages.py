@@ -44,6 +44,15 @@ p code, li code, td code { background: var(--code); padding: 0 .2em; border-radi
 pre { line-height: 1.45; overflow-x: auto; margin: .6rem 0 1rem; }
 pre.code { background: var(--code); padding: .6rem .9rem; border-radius: 4px; }
 pre.formula { padding: .2rem 1rem; border-left: 3px solid var(--rule); }
+.math { margin: .6rem 0 .1rem; padding: .2rem 1rem; border-left: 3px solid var(--rule);
+  white-space: pre-wrap; overflow-wrap: anywhere; font: 1.1rem/1.7 "STIX Two Math",
+  "Cambria Math", "Latin Modern Math", "DejaVu Serif", serif; }
+.math.lines { font: 14px/1.8 ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace;
+  white-space: pre; overflow-x: auto; }  /* aligned columns: scrolled sideways, not wrapped */
+.math sup, .math sub { font-size: .75em; line-height: 0; }
+.radicand { border-top: 1px solid; padding-top: .1em; }
+details.plain { margin: 0 0 1rem; font-size: .8rem; color: var(--muted); }
+details.plain pre { margin: .2rem 0; color: var(--ink); }
 pre.output { padding: .5rem .9rem; border: 1px solid var(--rule); border-radius: 4px;
   background: #fff; }
 .output-label { color: var(--muted); font-size: .8rem; margin: -.4rem 0 -.5rem;
@@ -84,6 +93,7 @@ ol.contents { font-size: .95rem; color: var(--muted); margin: 1rem 0 1.5rem; }
   html, body { background: #fff; } nav { display: none; } body { font-size: 11pt; }
   main { max-width: none; padding: 0; } a { color: inherit; text-decoration: none; }
   pre { white-space: pre-wrap; } figure { break-inside: avoid; } h2 { break-after: avoid; }
+  details.plain { display: none; } .math.lines { white-space: pre-wrap; }
 }
 """
 

@@ -3,7 +3,9 @@
 Blocks: paragraphs (separated by blank lines), indented lines kept as written
 (formulas, examples, `>>>` sessions), `- ` lists, `|` tables and `#` headings.
 Inline: `code`, [text](target), <https://...>, **bold**, *emphasis*. Everything else is
-escaped, so a formula's `<` and `&` read as written.
+escaped, so a formula's `<` and `&` read as written. An indented block that reads as
+a formula (a power, a root, a subscripted equation; not a command or a regex) is
+also typeset with <sup> and <sub>, its plain text kept below it to copy.
 
 A link's target goes through `resolve`, which says where it points from the
 page being written (a page of the book, a file of the clone, or an address),
@@ -68,8 +70,7 @@ def blocks(text: str, resolve: Resolve) -> str:
                                         or not lines[end].strip() and end + 1 < len(lines)
                                         and lines[end + 1].startswith("    ")):
                 end += 1
-            kept = "\n".join(lines[at:end])
-            out.append(f'<pre class="formula">{html.escape(_dedent(kept), quote=False)}</pre>')
+            out.append(formula(_dedent("\n".join(lines[at:end]))))
         elif line.startswith("#"):
             level = min(len(line) - len(line.lstrip("#")) + 1, 4)
             out.append(f"<h{level}>{inline(line.lstrip('#').strip(), resolve)}</h{level}>")
@@ -102,6 +103,63 @@ def blocks(text: str, resolve: Resolve) -> str:
                 out.append(f"<p>{inline(paragraph, resolve)}</p>")
         at = end
     return "\n".join(out)
+
+
+MATH = re.compile(r"\*\*|\^|sqrt\(|\btheta|\bsum_|softmax\(|\bexp\(|\bsin\(|\bcos\(")
+COMMAND = re.compile(r"^\s*(python|>>>|\$|from |import |<)|\\", re.M)  # code, not math
+GREEK = {"theta": "θ", "pi": "π", "beta": "β", "gamma": "γ", "alpha": "α", "lambda": "λ"}
+WORD = r"(?:[A-Za-z]|theta|beta|gamma|alpha|lambda)"  # a symbol that takes a subscript
+SUBSCRIPT = re.compile(rf"\b({WORD})_(\{{[^{{}}]*\}}|[a-z0-9]{{1,2}}\b)")
+POWER = re.compile(r"(\*\*|\^)(-?[\w.']+)")  # base**2, K^T; a bracketed power is read below
+
+
+def formula(text: str) -> str:
+    """An indented block as written; one that reads as a formula also typeset, with HTML's
+    <sup> and <sub>: base**(2i / d) -> base<sup>2i / d</sup>, theta_i -> θ<sub>i</sub>,
+    sqrt(d_k) -> √ over d<sub>k</sub>. The plain text stays below it, to copy."""
+    plain = f'<pre class="formula">{html.escape(text, quote=False)}</pre>'
+    math = MATH.search(text) or " = " in text and SUBSCRIPT.search(text)  # M_k PE(pos)
+    if not math or COMMAND.search(text):
+        return plain
+    lines = "lines" if "\n" in text.strip() else "line"  # several: aligned, in monospace
+    return (f'<div class="math {lines}" role="math" aria-label="{html.escape(" ".join(text.split()))}">'
+            f"{typeset(text)}</div>\n<details class=\"plain\"><summary>as plain text"
+            f"</summary>{plain}</details>")
+
+
+def typeset(text: str) -> str:
+    """A formula's text as HTML (see formula())."""
+    out = html.escape(text, quote=False)
+    out = _bracketed(out, ("**(", "^("), "<sup>", "</sup>")
+    out = _bracketed(out, ("sqrt(",), '√<span class="radicand">', "</span>")
+    out = POWER.sub(r"<sup>\2</sup>", out)
+    out = re.sub(r"\bsum_(\w)\b", r"∑<sub>\1</sub>", out)
+    out = SUBSCRIPT.sub(lambda found: f"{found.group(1)}<sub>{found.group(2).strip('{}')}</sub>",
+                        out)
+    out = re.sub(r"\b(theta|beta|gamma|alpha|lambda|pi)(?=\b|\d|<)",
+                 lambda found: GREEK[found.group(1)], out)
+    for ascii_text, sign in (("&lt;=", "≤"), ("&gt;=", "≥"), ("-&gt;", "→"), ("!=", "≠"),
+                             (" * ", " · "), ("2*π", "2π"), ("-inf", "−∞"),
+                             (" - ", " − "), (" . ", " · ")):
+        out = out.replace(ascii_text, sign)
+    return out
+
+
+def _bracketed(text: str, openers: tuple[str, ...], before: str, after: str) -> str:
+    """Each `opener(...)` (brackets balanced) as before + what is inside + after."""
+    for opener in openers:
+        at = text.find(opener)
+        while at >= 0:
+            depth, end = 1, at + len(opener)
+            while end < len(text) and depth:
+                depth += {"(": 1, ")": -1}.get(text[end], 0)
+                end += 1
+            if depth:
+                break  # unbalanced: left as written
+            inner = text[at + len(opener):end - 1]
+            text = text[:at] + before + inner + after + text[end:]
+            at = text.find(opener, at)
+    return text
 
 
 def table(rows: list[str], resolve: Resolve) -> str:
