@@ -186,8 +186,9 @@ def test_every_module_has_a_page_in_the_readmes_order(book: Path) -> None:
 def test_a_chapter_links_to_its_lessons_and_back(book: Path, pages: dict[Path, Page]) -> None:
     # walkthroughs/01_text_to_ids.py imports one name from minipe: Tokenizer, which
     # minipe/__init__.py takes from minipe/tokenizer.py.
-    lesson = pages[book / "lessons" / "01_text_to_ids.html"]
-    uses = [link for link in lesson.links if link.startswith("../chapters/")]
+    lesson = (book / "lessons" / "01_text_to_ids.html").read_text(encoding="utf-8")
+    uses = re.findall(r'href="(\.\./chapters/[^"]+)"', lesson.partition("Chapters it uses:")[2]
+                      .partition("</p>")[0])
     assert uses == ["../chapters/tokenizer.html"]
     chapter = pages[book / "chapters" / "tokenizer.html"]
     assert "../lessons/01_text_to_ids.html" in chapter.links
@@ -464,3 +465,46 @@ def test_every_chapters_opening_formula_and_every_lesson_formula_is_typeset(
     assert checked >= 8
     attention = (book / "chapters" / "attention.html").read_text(encoding="utf-8")
     assert "K<sup>T</sup> / √<span class=\"radicand\">d<sub>k</sub></span>) V" in attention
+
+
+@pytest.mark.slow
+def test_chapters_list_the_lessons_the_map_gives_them_and_next_follows_the_reading_order(
+        book: Path, pages: dict[Path, Page]) -> None:
+    # README's row 10 (minipe/training/) lists lessons 07 and 15-22: heads.py (lesson 21 is
+    # about heads) and gradients.py (lesson 17) are among its modules, though no lesson
+    # imports them by name
+    for name, stem in (("training.heads", "21_several_heads"),
+                       ("training.gradients", "17_gradients_of_positions")):
+        assert f"../lessons/{stem}.html" in pages[book / "chapters" / f"{name}.html"].links
+    # one lead per chapter: the package's page has the map's row, its modules point to it
+    lead = "<em>Chapter 10 of the map:</em>"
+    assert lead in (book / "chapters" / "training.html").read_text(encoding="utf-8")
+    heads = (book / "chapters" / "training.heads.html").read_text(encoding="utf-8")
+    assert lead not in heads and '<em>Part of chapter 10:</em> <a href="training.html">' in heads
+
+    def following(page: Path) -> str:
+        text = page.read_text(encoding="utf-8")
+        nav = text.partition('<nav class="top">')[2].partition("</nav>")[0]
+        found = re.findall(r'href="([^"]+)">[^<]*→', nav)
+        return (page.parent / found[0]).resolve().relative_to(book.resolve()).as_posix() \
+            if found else ""
+
+    # "next" from the first chapter page: every chapter, then the lessons, then the
+    # book's and the exercises' machinery, each page once
+    walked: list[str] = []
+    page = book / "chapters" / "tokenizer.html"
+    while page.name and len(walked) < 500:
+        walked.append(page.relative_to(book).as_posix())
+        after = following(page)
+        page = book / after if after else Path("")
+    machinery = [at for at, name in enumerate(walked)
+                 if re.match(r"chapters/(book|exercises)\b", name)]
+    lessons = [at for at, name in enumerate(walked) if name.startswith("lessons/")]
+    assert len(lessons) == len(LESSONS) and len(set(walked)) == len(walked)
+    assert max(lessons) < min(machinery) and machinery == list(range(min(machinery),
+                                                                      len(walked)))
+    assert walked[lessons[0] - 1] == "chapters/__main__.html"
+    index = (book / "index.html").read_text(encoding="utf-8")
+    appendix = index.partition('id="machinery"')[2].partition("</main>")[0]
+    assert 'href="chapters/book.html"' in appendix and 'href="chapters/tokenizer.html"' \
+        not in appendix

@@ -32,7 +32,6 @@ from __future__ import annotations
 import ast
 import html
 import posixpath
-import re
 from pathlib import Path
 from typing import Mapping
 
@@ -40,11 +39,13 @@ from minipe.book.pages import (
     Site,
     chapter_body,
     chapter_page,
+    HELPER_PAGE,
     copy_path,
     frame,
     lesson_body,
     lesson_page,
-    listing_body,
+    linked_files,
+    listing,
     listing_page,
     navigation,
 )
@@ -59,6 +60,7 @@ from minipe.book.sources import (
     chapter_rows,
     imports_helper,
     lesson_chapters,
+    map_lessons,
     lesson_paths,
     module_name,
     module_path,
@@ -67,7 +69,6 @@ from minipe.book.sources import (
 
 BAR = "\\|"  # a bar inside a markdown table's cell
 ROOT = Path(__file__).resolve().parent.parent.parent  # the clone: minipe/book/ is two below
-HELPER_PAGE = lesson_page("lesson")  # walkthroughs/lesson.py, beside the lessons' pages
 
 __all__ = ["LessonRun", "ROOT", "build_book", "lesson_notebooks", "run_lessons"]
 
@@ -119,31 +120,39 @@ def build_book(out: Path, runs: Mapping[str, LessonRun], root: Path = ROOT) -> l
         raise ValueError(f"build_book needs a run of every lesson (by stem), but runs has "
                          f"none for {', '.join(missing)}: run_lessons() makes them")
     uses = {lesson.stem: lesson_chapters(root, root / lesson.path) for lesson in lessons}
-    rows = chapter_rows(root)
-    written: dict[str, str] = {"index.html": _index(site, chapters, lessons)}
-    for at, name in enumerate(chapters):
+    rows, mapped = chapter_rows(root), map_lessons(root)
+    main = [name for name in chapters if not machinery(name)]
+    tools = [name for name in chapters if machinery(name)]
+    reading = ([(chapter_page(name), name) for name in main]  # "next" runs through all
+               + [(lesson_page(lesson.stem), lesson.title) for lesson in lessons]
+               + [(chapter_page(name), name) for name in tools])
+    written: dict[str, str] = {"index.html": _index(site, main, tools, lessons)}
+    for name in chapters:
         here = chapter_page(name)
         repo_path = module_path(root, name).relative_to(root).as_posix()
         resolve = _resolver(site, here, posixpath.dirname(repo_path), chapters, lessons)
-        users = [lesson for lesson in lessons if name in uses[lesson.stem]]
+        users = [lesson for lesson in lessons
+                 if name in uses[lesson.stem] or lesson.stem in mapped.get(name, [])]
         used_by = ", ".join(f'<a href="{site.page(here, lesson_page(lesson.stem))}">'
                             f"{html.escape(lesson.title)}</a>" for lesson in users)
-        heading = (f"<h1>{html.escape(repo_path)}</h1>\n<p class=\"meta\">Chapter page "
-                   f"{at + 1} of {len(chapters)} · the file: <a href=\""
-                   f"{site.file(here, repo_path)}\">{html.escape(repo_path)}</a>"
-                   f"<br>Lessons that use it: {used_by or 'none imports it directly'}</p>")
-        if name in rows:
+        part = (f"Appendix page {tools.index(name) + 1} of {len(tools)}, the machinery"
+                if name in tools else f"Chapter page {main.index(name) + 1} of {len(main)}")
+        heading = (f"<h1>{html.escape(repo_path)}</h1>\n<p class=\"meta\">{part} · the file:"
+                   f" <a href=\"{site.file(here, repo_path)}\">{html.escape(repo_path)}</a>"
+                   f"<br>Lessons about it: {used_by or 'none'}</p>")
+        face = name.rpartition(".")[0]  # a package's member: the package's page leads
+        if name in rows and face in rows and rows[face] == rows[name]:
+            heading += (f"\n<p class=\"lead\"><em>Part of chapter {html.escape(rows[name][0])}"
+                        f":</em> <a href=\"{site.page(here, chapter_page(face))}\">"
+                        f"{html.escape(face)}</a></p>")
+        elif name in rows:
             number, teaches = rows[name]
             heading += (f"\n<p class=\"lead\"><em>Chapter {html.escape(number)} of the map:"
                         f"</em> {inline(teaches.replace(BAR, '|'), resolve)}</p>")
         source = (root / repo_path).read_text(encoding="utf-8")
         body = chapter_body(site, here, repo_path, source, sections(source), heading,
-                                  resolve)
-        before = (chapter_page(chapters[at - 1]), chapters[at - 1]) if at else None
-        after = ((chapter_page(chapters[at + 1]), chapters[at + 1])
-                 if at + 1 < len(chapters) else None)
-        written[here] = frame(f"{repo_path} · minipe", body,
-                                    navigation(site, here, before, after))
+                            resolve)
+        written[here] = frame(f"{repo_path} · minipe", body, _around(site, here, reading))
     for at, lesson in enumerate(lessons):
         here = lesson_page(lesson.stem)
         resolve = _resolver(site, here, "walkthroughs", chapters, lessons)
@@ -159,16 +168,12 @@ def build_book(out: Path, runs: Mapping[str, LessonRun], root: Path = ROOT) -> l
                    f"Chapters it uses: {used}{helper}</p>")
         outputs = cell_outputs(lesson, runs[lesson.stem])
         body = lesson_body(site, here, lesson, outputs, heading, resolve)
-        before = (lesson_page(lessons[at - 1].stem), lessons[at - 1].title) if at else None
-        after = ((lesson_page(lessons[at + 1].stem), lessons[at + 1].title)
-                 if at + 1 < len(lessons) else None)
-        written[here] = frame(f"{lesson.title} · minipe", body,
-                                    navigation(site, here, before, after))
+        written[here] = frame(f"{lesson.title} · minipe", body, _around(site, here, reading))
     if (root / HELPER).exists():
         written[HELPER_PAGE] = _helper(site, chapters, lessons)
-    listed, copied = _linked_files(written)
+    listed, copied = linked_files(written)
     for repo_path in listed:
-        written[listing_page(repo_path)] = _listing(site, repo_path, chapters, lessons)
+        written[listing_page(repo_path)] = listing(site, repo_path, chapters, lessons)
     scripts = [lesson.path for lesson in lessons] + [HELPER] * (root / HELPER).exists()
     copied = sorted(set(copied) | {copy_path(path) for path in scripts})
     paths = []
@@ -184,36 +189,17 @@ def build_book(out: Path, runs: Mapping[str, LessonRun], root: Path = ROOT) -> l
     return paths
 
 
-HREF = re.compile(r'href="([^"#:]+)')  # a relative link's path (an address has a ':')
+def machinery(name: str) -> bool:
+    """Whether a module is the book's or the exercises' own machinery: an appendix of its own,
+    after the chapters and the lessons."""
+    return name.partition(".")[0] in ("book", "exercises")
 
 
-def _linked_files(written: Mapping[str, str]) -> tuple[list[str], list[str]]:
-    """The clone's files the pages link: those listed (source/PATH.html, by PATH) and
-    those copied (files/PATH, by that page), each once, in order."""
-    targets = sorted({posixpath.normpath(posixpath.join(posixpath.dirname(page), href))
-                      for page, text in written.items() for href in HREF.findall(text)})
-    listed = [target.removeprefix("source/").removesuffix(".html") for target in targets
-              if target.startswith("source/")]
-    return listed, [target for target in targets if target.startswith("files/")]
-
-
-def _listing(site: Site, repo_path: str, chapters: list[str], lessons: list[Lesson]) -> str:
-    """A Python file of the clone, whole, with its literate page and its copy linked."""
-    here = listing_page(repo_path)
-    name = module_name(site.root, site.root / repo_path) if repo_path.startswith(
-        "minipe/") else ""
-    stems = {lesson.stem for lesson in lessons}
-    stem = Path(repo_path).stem
-    read = (chapter_page(name) if name in chapters else lesson_page(stem) if stem in stems
-            else HELPER_PAGE if repo_path == HELPER else "")
-    words = (f' · read as a page of the book: <a href="{site.page(here, read)}">'
-             f"{html.escape(repo_path)}</a>" if read else "")
-    heading = (f"<h1>{html.escape(repo_path)}</h1>\n<p class=\"meta\">The file as it is in "
-               f"the clone, every line numbered{words}</p>")
-    source = (site.root / repo_path).read_text(encoding="utf-8")
-    body = listing_body(site, here, repo_path, source, heading)
-    back = (read, Path(repo_path).name) if read else None
-    return frame(f"{repo_path} · minipe", body, navigation(site, here, back, None))
+def _around(site: Site, here: str, reading: list[tuple[str, str]]) -> str:
+    """The navigation of a page in the reading order: chapters, lessons, the machinery."""
+    at = [page for page, _ in reading].index(here)
+    before = reading[at - 1] if at else None
+    return navigation(site, here, before, reading[at + 1] if at + 1 < len(reading) else None)
 
 
 def _helper(site: Site, chapters: list[str], lessons: list[Lesson]) -> str:
@@ -230,18 +216,20 @@ def _helper(site: Site, chapters: list[str], lessons: list[Lesson]) -> str:
     return frame(f"{HELPER} · minipe", body, navigation(site, here, None, first))
 
 
-def _index(site: Site, chapters: list[str], lessons: list[Lesson]) -> str:
-    """The contents: the chapter map, every module, the lessons, the sources, the errata."""
+def _index(site: Site, main: list[str], tools: list[str], lessons: list[Lesson]) -> str:
+    """The contents: the chapter map, every module, the lessons, the sources, the errata,
+    the machinery."""
     here = "index.html"
+    chapters = main + tools
     readme = (site.root / "README.md").read_text(encoding="utf-8")
     walkthroughs = (site.root / "walkthroughs" / "README.md").read_text(encoding="utf-8")
     top = _resolver(site, here, "", chapters, lessons)
     inner = _resolver(site, here, "walkthroughs", chapters, lessons)
     intro = readme.partition("\n\n")[2].partition("\n\n")[0]
-    modules = "".join(f'<li><a href="{site.page(here, chapter_page(name))}">'
-                      f"{module_path(site.root, name).relative_to(site.root).as_posix()}"
-                      f"</a>: {inline(_first_line(site.root, name), top)}</li>"
-                      for name in chapters)
+    modules, appendix = ("".join(f'<li><a href="{site.page(here, chapter_page(name))}">'
+                                 f"{module_path(site.root, name).relative_to(site.root).as_posix()}"
+                                 f"</a>: {inline(_first_line(site.root, name), top)}</li>"
+                                 for name in names) for names in (main, tools))
     rows = "".join(f'<tr><td><a href="{site.page(here, lesson_page(lesson.stem))}">'
                    f"{html.escape(lesson.title)}</a></td><td>{html.escape(lesson.question)}"
                    "</td></tr>\n" for lesson in lessons)
@@ -263,6 +251,11 @@ def _index(site: Site, chapters: list[str], lessons: list[Lesson]) -> str:
         blocks(_section(walkthroughs, "Sources"), inner),
         "<h2 id=\"errata\">Errata</h2>",
         blocks(_section(walkthroughs, "Errata"), inner),
+        "<h2 id=\"machinery\">Appendix: the machinery of the book and the exercises</h2>",
+        "<p>How <code>python -m minipe book</code> writes these pages and <code>python -m "
+        "minipe exercises</code> checks a learner's function: tools that stand on every "
+        "chapter, read after the lessons.</p>",
+        f'<ol class="modules">{appendix}</ol>',
     ])
     first = (chapter_page(chapters[0]), chapters[0]) if chapters else None
     nav = navigation(site, here, None, first)

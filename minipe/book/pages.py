@@ -16,11 +16,12 @@ import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Mapping
 
 from minipe.book.prose import Resolve, blocks, inline
 from minipe.book.literate import Section, highlight
 from minipe.book.runs import Part
-from minipe.book.sources import Lesson
+from minipe.book.sources import HELPER, Lesson, module_name
 
 STYLE = """
 :root { --ink: #1f1d1a; --muted: #6b665e; --rule: #e3ded3; --paper: #fffefb;
@@ -134,6 +135,9 @@ def lesson_page(stem: str) -> str:
     return f"lessons/{stem}.html"
 
 
+HELPER_PAGE = lesson_page("lesson")  # walkthroughs/lesson.py, beside the lessons' pages
+
+
 def frame(title: str, body: str, nav: str) -> str:
     """A whole page: its title, the navigation above and below, and the body."""
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -182,6 +186,38 @@ def listing_body(site: Site, here: str, repo_path: str, source: str, heading: st
     numbered = [f'<a class="ln" id="L{number}" href="#L{number}">{number}</a>{line}'
                 for number, line in enumerate(lines, 1)]
     return heading + '\n<pre class="code listing">' + "\n".join(numbered) + "</pre>"
+
+
+HREF = re.compile(r'href="([^"#:]+)')  # a relative link's path (an address has a ':')
+
+
+def linked_files(written: Mapping[str, str]) -> tuple[list[str], list[str]]:
+    """The clone's files the pages link: those listed (source/PATH.html, by PATH) and
+    those copied (files/PATH, by that page), each once, in order."""
+    targets = sorted({posixpath.normpath(posixpath.join(posixpath.dirname(page), href))
+                      for page, text in written.items() for href in HREF.findall(text)})
+    listed = [target.removeprefix("source/").removesuffix(".html") for target in targets
+              if target.startswith("source/")]
+    return listed, [target for target in targets if target.startswith("files/")]
+
+
+def listing(site: Site, repo_path: str, chapters: list[str], lessons: list[Lesson]) -> str:
+    """A Python file of the clone, whole, with its literate page and its copy linked."""
+    here = listing_page(repo_path)
+    name = module_name(site.root, site.root / repo_path) if repo_path.startswith(
+        "minipe/") else ""
+    stems = {lesson.stem for lesson in lessons}
+    stem = Path(repo_path).stem
+    read = (chapter_page(name) if name in chapters else lesson_page(stem) if stem in stems
+            else HELPER_PAGE if repo_path == HELPER else "")
+    words = (f' · read as a page of the book: <a href="{site.page(here, read)}">'
+             f"{html.escape(repo_path)}</a>" if read else "")
+    heading = (f"<h1>{html.escape(repo_path)}</h1>\n<p class=\"meta\">The file as it is in "
+               f"the clone, every line numbered{words}</p>")
+    source = (site.root / repo_path).read_text(encoding="utf-8")
+    body = listing_body(site, here, repo_path, source, heading)
+    back = (read, Path(repo_path).name) if read else None
+    return frame(f"{repo_path} · minipe", body, navigation(site, here, back, None))
 
 
 BANNER = re.compile(r"^[-=#~*]{5,}$")

@@ -166,6 +166,37 @@ def chapter_rows(root: Path) -> dict[str, tuple[str, str]]:
     return rows
 
 
+LESSON_LINK = re.compile(r"\[(\d+)\]\(walkthroughs/\d+_\w+\.py\)(-(?=\[))?")  # [15](...)-[22]
+
+
+def map_lessons(root: Path) -> dict[str, list[str]]:
+    """The lessons the chapter map's row lists for each module it links (its last column:
+    `[03](walkthroughs/03_....py)`; `[15](...)-[22](...)` is 15 to 22), by stem. A package's
+    link stands for all its modules, as in chapter_rows()."""
+    stems = {path.stem[:2]: path.stem for path in lesson_paths(root)}
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    section = readme.partition("\n## The chapters")[2].partition("\n## ")[0]
+    found: dict[str, list[str]] = {}
+    for line in section.split("\n"):
+        cells = re.split(r"(?<!\\)\|", line.strip().strip("|"))
+        if not line.startswith("| ") or len(cells) < 4 or not LINK.search(cells[1]):
+            continue
+        numbers: list[int] = []
+        dashed = False  # the link before ended in "-": this one closes a range
+        for number, dash in LESSON_LINK.findall(cells[-1]):
+            start = numbers[-1] + 1 if dashed else int(number)
+            numbers += range(start, int(number) + 1)
+            dashed = bool(dash)
+        listed = [stems[f"{n:02}"] for n in numbers if f"{n:02}" in stems]
+        for link in LINK.findall(cells[1]):
+            name = module_name(root, root / link)
+            package = [module_name(root, path) for path in (root / link).parent.glob("*.py")
+                       if (root / link).name == "__init__.py"]
+            for member in [name] + package:
+                found.setdefault(member, listed)
+    return found
+
+
 def _minipe_imports(root: Path, name: str) -> set[str]:
     """The modules of minipe that module `name` imports from at its top (`from minipe
     import x`: the module that defines x); see the module docstring."""
