@@ -9,6 +9,8 @@
     python -m minipe -- train              # the pipeline on the word "train" itself
     python -m minipe "The cat sat on the mat" "A dog bites a man"   # a padded batch
     python -m minipe "The cat sat on the mat" "the cat" --padding-side left
+    python -m minipe --tokenizer gpt2 "The cat sat on the bookshelf"   # GPT-2's tokens
+    python -m minipe --tokenizer gpt2 "The cat sat" "A dog"   # padded with 50256
 
     python -m minipe train --positions rope --task previous-token
     python -m minipe train --positions none --task who-bites-whom    # blind to order
@@ -45,9 +47,9 @@ import time
 from minipe.command_line import Progress, count, ends_quietly, index, rate, working
 from minipe.display import counted
 from minipe.training.lab import TASKS, WORDS, TrainingDiverged, accuracy, train
-from minipe.pipeline import DEFAULT_TEXT, POSITION_KINDS, numbers_held, run
+from minipe.pipeline import (DEFAULT_TEXT, POSITION_KINDS, TOKENIZERS, count_tokens,
+                             numbers_held, run)
 from minipe.pipeline_batch import run_batch
-from minipe.tokenizer import tokenize
 from minipe.training.model import TinyModel
 
 def trace_parser() -> argparse.ArgumentParser:
@@ -85,6 +87,13 @@ def trace_parser() -> argparse.ArgumentParser:
     parser.add_argument("--padding-side", choices=("right", "left"), default=None,
                         help="with several texts: pad after each text (right, the default) "
                         "or before it (left, as generation wants)")
+    parser.add_argument("--tokenizer", choices=TOKENIZERS, default="words",
+                        help="words: chapter 1's, a token per word, the vocabulary the text's "
+                        "own words (instant); gpt2: GPT-2's byte-level BPE (chapter 1b), so a "
+                        "word may take several tokens and positions count tokens. It costs: "
+                        "GPT-2's 50,000 merges are read (about 0.1 s) and its token table is "
+                        "drawn whole, 50,257 rows x d_model (402,056 numbers at --d-model 8, "
+                        "about 0.3 s; 16 times as long at 128) (default: words)")
     return parser
 
 
@@ -205,12 +214,13 @@ def trace_command(argv: list[str]) -> int:
     if args.padding_side is not None:
         parser.error("--padding-side pads a batch: give two texts or more")
     text = args.text[0]
-    n = len(tokenize(text))
-    size = numbers_held(n, args.d_model, args.positions)  # run() refuses it past 4 GB
+    vocab_size = 50257 if args.tokenizer == "gpt2" else 0  # GPT-2's table; chapter 1's is tiny
     try:
+        n = count_tokens(text, args.tokenizer)
+        size = numbers_held(n, args.d_model, args.positions, vocab_size)  # run() refuses > 4 GB
         with working(f"{n:,} tokens, {size:,} numbers to hold", size):
             trace = run(text, d_model=args.d_model, positions=args.positions,
-                        seed=args.seed, causal=args.causal)
+                        seed=args.seed, causal=args.causal, tokenizer=args.tokenizer)
     except (TypeError, ValueError) as error:
         parser.error(str(error))  # exits with status 2 and the message
     print(trace)
@@ -219,14 +229,16 @@ def trace_command(argv: list[str]) -> int:
 
 def batch_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """`python -m minipe TEXT TEXT ...`: the padded batch; bad options exit 2."""
-    longest = max(len(tokenize(text)) for text in args.text)
-    size = 3 * len(args.text) * numbers_held(longest, args.d_model, args.positions)
+    table = (50257 if args.tokenizer == "gpt2" else 0) * args.d_model  # GPT-2's token table
     try:  # each text three times: padded, alone, and by column
+        longest = max(count_tokens(text, args.tokenizer) for text in args.text)
+        size = table + 3 * len(args.text) * numbers_held(longest, args.d_model, args.positions)
         with working(f"{len(args.text)} texts of up to {longest:,} tokens, {size:,} numbers "
                      f"to hold", size):
             trace = run_batch(args.text, d_model=args.d_model, positions=args.positions,
                               seed=args.seed, causal=args.causal,
-                              padding_side=args.padding_side or "right")
+                              padding_side=args.padding_side or "right",
+                              tokenizer=args.tokenizer)
     except (TypeError, ValueError) as error:
         parser.error(str(error))
     print(trace)

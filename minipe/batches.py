@@ -38,6 +38,10 @@ refuse to predict a document's first token from the end of the one before it.
 The positions alone do not stop a token from attending the documents before it;
 `document_mask` does: token i may see token j if j <= i and both are in one
 document. chapter 4's scaled_dot_product_attention(..., mask=...) takes it.
+
+With GPT-2's tokens (chapter 1b) each document ends with <|endoftext|>, ID 50256,
+the token GPT-2 was trained to see between documents; the same ID pads a batch,
+as GPT-2 has no pad token (the mask, not the ID, says which is padding).
 """
 
 from __future__ import annotations

@@ -13,6 +13,12 @@ Lecture 001's summary, as one function, from the text "The cat sat on the mat":
 `run` returns a Trace holding all of them; `print(trace)` shows each stage
 with its shape and its first and last numbers.
 
+`tokenizer="words"` is chapter 1's (a position is a word); "gpt2", or a
+BytePairTokenizer you trained, is chapter 1b's: "The cat sat on the bookshelf" is
+8 tokens, ' books' 'he' 'lf' the last three, so positions count tokens. It costs a
+token table of 50,257 rows, drawn whole (402,056 numbers at d_model 8, 13 MB,
+about 0.3 s), and GPT-2's merges, read once (about 0.1 s).
+
 Five kinds of positions (`positions=`). Two add a vector to every token
 embedding at stage 5; two leave the token embeddings alone and act inside
 attention at stage 6 instead; one does nothing:
@@ -43,17 +49,21 @@ from minipe.arrays import Matrix
 from minipe.attention import AttentionResult, SingleHeadAttention
 from minipe.checks import POSITION_KINDS as POSITION_KINDS  # the five kinds, for the commands
 from minipe.checks import check_settings as check_settings  # run()'s, run_batch's, TinyModel's
-from minipe.checks import check_table_size
+from minipe.checks import BYTES_PER_NUMBER, check_choice, check_table_size
 from minipe.display import format_matrix, short_list
 from minipe.embedding import Embedding
 from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
 from minipe.relative import alibi_bias
 from minipe.rotary import RotaryAttention
+from minipe.pretokenizer import pretokenize
+from minipe.subword import BytePairTokenizer
 from minipe.tokenizer import Tokenizer, tokenize
 
 ALIBI_SLOPE = 0.5  # alibi_slopes(8)[0], the steepest head of 8 (see above)
 WIDTH = 80  # print(trace) fits an 80-column terminal
 DEFAULT_TEXT = "The cat sat on the mat"
+TOKENIZERS = ("words", "gpt2")  # run(tokenizer=...) by name; or a BytePairTokenizer
+WORDS_VOCABULARY = "the words sorted, <|unk|>, <|endoftext|>"
 
 
 @dataclass(frozen=True, repr=False)
@@ -71,6 +81,10 @@ class Trace:
     positions: str
     causal: bool
     attention_bias: Matrix | None = None  # (n, n): ALiBi's bias; None for the others
+    tokenizer: str = "words"  # "words", "gpt2", or "bpe" (a BytePairTokenizer of your own)
+    vocabulary: str = WORDS_VOCABULARY  # what the IDs number
+    words: tuple[str, ...] | None = None  # byte-pair tokenizers: the pre-tokenizer's pieces
+    word_ids: tuple[int, ...] | None = None  # and, per token, the piece it came from
 
     def __str__(self) -> str:
         n, d_model = self.input_embeddings.shape
@@ -78,17 +92,20 @@ class Trace:
         labels = [f"{pos} {token[:token_width]}" for pos, token in enumerate(self.tokens)]
         repeated = _first_repeat(self.tokens)
         settings = f"d_model={d_model}, positions={self.positions}" + \
-            (", causal" if self.causal else "")
+            (", causal" if self.causal else "") + \
+            ("" if self.tokenizer == "words" else f", tokenizer={self.tokenizer}")
         lines = [
             _clip(f"text: {self.text!r}", WIDTH - len(settings) - 5) + f"   ({settings})",
             "",
-            f"1. tokens: {n}, numbered by position from 0",
+            f"1. tokens: {n}{'' if self.words is None else f' from {len(self.words)} words'}"
+            f", numbered by position from 0",
             _clip("   " + short_list(self.tokens, repr)),
-            f"2. token IDs (vocabulary of {self.vocab_size}: the words sorted, "
-            f"<|unk|>, <|endoftext|>)",
+            *self._split_word(),
+            _clip(f"2. token IDs (vocabulary of {self.vocab_size:,}: {self.vocabulary})"),
             _clip("   " + short_list(self.token_ids, str)),
             f"3. token embeddings, shape {self.token_embeddings.shape}: "
             f"the token table's row for each ID",
+            *self._table_cost(),
             _indent(format_matrix(self.token_embeddings, labels)),
         ]
         if repeated:
@@ -145,6 +162,27 @@ class Trace:
         ]
         return "\n".join(lines)
 
+    def _split_word(self) -> list[str]:
+        """The first word that takes several tokens, and the positions it takes."""
+        if self.words is None or self.word_ids is None:
+            return []
+        for word in range(len(self.words)):
+            taken = [pos for pos, of in enumerate(self.word_ids) if of == word]
+            if len(taken) > 1:
+                return [_clip(f"   {self.words[word]!r} (word {word}) takes positions "
+                              f"{taken[0]}..{taken[-1]}: positions count tokens, not words")]
+        return ["   every word is one token here: positions and words agree"]
+
+    def _table_cost(self) -> list[str]:
+        """What a large token table costs: every row is drawn, a few are read."""
+        if self.words is None:
+            return []
+        d_model = self.token_embeddings.shape[1]
+        numbers = self.vocab_size * d_model
+        return [_clip(f"   the token table: {self.vocab_size:,} rows x {d_model} = "
+                      f"{numbers:,} numbers ({numbers * BYTES_PER_NUMBER / 1e6:.0f} MB) "
+                      f"for {len(self.tokens)} rows read")]
+
     def __repr__(self) -> str:
         return (f"Trace({_clip(repr(self.text), 40)}, tokens={len(self.tokens)}, "
                 f"shape={self.input_embeddings.shape}, positions={self.positions!r})")
@@ -176,10 +214,12 @@ def run(
     positions: str = "sinusoidal",
     seed: int = 0,
     causal: bool = False,
+    tokenizer: str | BytePairTokenizer = "words",
 ) -> Trace:
     """Take `text` through every stage and keep them all.
 
-    The vocabulary is built from `text` itself. positions is "sinusoidal"
+    tokenizer "words" (chapter 1) builds the vocabulary from `text` itself; "gpt2",
+    or a BytePairTokenizer, cuts it into byte-pair tokens (chapter 1b). positions is "sinusoidal"
     (fixed), "learned" (a random table with one row per token of `text`),
     "rope" (the head rotates q and k; d_model must be even), "alibi" (a bias
     -m * |i - j| on the scores, masked above the diagonal when causal), or
@@ -189,6 +229,8 @@ def run(
     >>> trace = run("The cat sat on the mat", d_model=8)
     >>> trace.token_ids, trace.input_embeddings.shape
     ((4, 0, 3, 2, 4, 1), (6, 8))
+    >>> run("The cat sat on the bookshelf", tokenizer="gpt2").token_ids[4:]
+    (262, 3835, 258, 1652)
 
     What a long text costs: the trace keeps every stage, and attention's
     scores and weights are n x n, so memory and time grow with the square of
@@ -203,13 +245,25 @@ def run(
     >>> held, round(held * BYTES_PER_NUMBER / 1e6), round(held * 8 / 1e6)
     (2064192, 66, 17)
     """
-    _check_run(text, d_model, positions, seed, causal)
-    tokens = tokenize(text)  # 1. text -> tokens
+    _check_run(text, d_model, positions, seed, causal, tokenizer)
+    words = word_ids = None  # chapter 1's tokens are the words
+    vocabulary = WORDS_VOCABULARY
+    if tokenizer == "words":
+        tokens = tokenize(text)  # 1. text -> tokens
+        by_words = Tokenizer.from_corpus(text)  # the vocabulary: the text's own words, sorted
+        token_ids = by_words.encode(text)  # 2. tokens -> token IDs
+        vocab_size = by_words.vocab_size
+    else:  # chapter 1b: pieces -> bytes -> merges; a word may take several positions
+        bpe = byte_pair_tokenizer(tokenizer)
+        token_ids = bpe.encode(text)  # 2. text -> token IDs
+        tokens = [bpe.decode([token_id]) for token_id in token_ids]  # 1. each ID's text
+        words, word_ids = tuple(pretokenize(text)), tuple(bpe.word_ids(text))
+        vocab_size = bpe.vocab_size
+        vocabulary = f"256 bytes, {len(bpe.merges):,} merges" + (
+            ", <|endoftext|>" if bpe.special_tokens else "")
     n = len(tokens)
-    tokenizer = Tokenizer.from_corpus(text)  # the vocabulary: the text's own words, sorted
-    token_ids = tokenizer.encode(text)  # 2. tokens -> token IDs
 
-    token_table = Embedding(tokenizer.vocab_size, d_model, seed=seed)
+    token_table = Embedding(vocab_size, d_model, seed=seed)  # (vocab_size, d_model), all drawn
     token_embeddings = token_table(token_ids)  # 3. (n, d_model): row token_ids[pos] per pos
 
     position_encodings: Matrix | None = None  # "none", "rope", "alibi": nothing is added
@@ -234,7 +288,7 @@ def run(
         text=text,
         tokens=tuple(tokens),
         token_ids=tuple(token_ids),
-        vocab_size=tokenizer.vocab_size,
+        vocab_size=vocab_size,
         token_embeddings=token_embeddings,
         position_encodings=position_encodings,
         input_embeddings=input_embeddings,
@@ -242,27 +296,60 @@ def run(
         positions=positions,
         causal=causal,
         attention_bias=attention_bias,
+        tokenizer=tokenizer if isinstance(tokenizer, str) else "bpe",
+        vocabulary=vocabulary,
+        words=words,
+        word_ids=word_ids,
     )
 
 
-def numbers_held(n: int, d_model: int, positions: str = "sinusoidal") -> int:
+def byte_pair_tokenizer(tokenizer: str | BytePairTokenizer) -> BytePairTokenizer:
+    """"gpt2" -> GPT-2's tokenizer; a BytePairTokenizer is itself. (The caller checked it.)"""
+    return BytePairTokenizer.gpt2() if tokenizer == "gpt2" else tokenizer  # type: ignore
+
+
+def count_tokens(text: str, tokenizer: str | BytePairTokenizer = "words") -> int:
+    """How many tokens, so positions, `text` takes: words, or byte-pair tokens.
+
+    >>> count_tokens("The cat sat on the bookshelf"), count_tokens("The bookshelf", "gpt2")
+    (6, 4)
+    """
+    _check_tokenizer(tokenizer)
+    if tokenizer == "words":
+        return len(tokenize(text))
+    return len(byte_pair_tokenizer(tokenizer).encode(text))
+
+
+def numbers_held(n: int, d_model: int, positions: str = "sinusoidal", vocab_size: int = 0
+                 ) -> int:
     """How many numbers a run on n tokens holds: n x n attention grows fastest.
 
     >>> numbers_held(6000, 8)    # 2 x 36,000,000 scores and weights, and the rest
     72384192
+
+    The token table's vocab_size x d_model are counted when given: a few rows for
+    chapter 1's vocabulary, 50,257 for GPT-2's (at d_model 8, 402,056 numbers).
     """
     head_weights = 3 * d_model * d_model  # W_q, W_k, W_v: (d_model, d_model) each
     vectors = 8 * n * d_model  # (n, d_model): token rows, table, inputs, q, k, v, output ...
     scores = (3 if positions == "alibi" else 2) * n * n  # (n, n): scores, weights, bias
-    return head_weights + vectors + scores
+    return vocab_size * d_model + head_weights + vectors + scores
 
 
 # The door, after the idea it guards: the text, the settings, and a trace that fits in memory.
-def _check_run(text: str, d_model: int, positions: str, seed: int, causal: bool) -> None:
-    n = len(tokenize(text))  # tokenize's own door: text must be a str
+def _check_run(text: str, d_model: int, positions: str, seed: int, causal: bool,
+               tokenizer: str | BytePairTokenizer) -> None:
+    n = count_tokens(text, tokenizer)  # the tokenizer's own door: text must be a str
     if not n:
         raise ValueError(f"text {_clip(repr(text), 40)} has no tokens: give some words, like "
                          f"{DEFAULT_TEXT!r}")
     check_settings(d_model, positions, seed, causal)
-    check_table_size(numbers_held(n, d_model, positions),
+    vocab_size = 0 if tokenizer == "words" else byte_pair_tokenizer(tokenizer).vocab_size
+    check_table_size(numbers_held(n, d_model, positions, vocab_size),
                      f"run() on {n:,} tokens at d_model = {d_model}")
+
+
+def _check_tokenizer(tokenizer: object) -> None:
+    if not isinstance(tokenizer, BytePairTokenizer):
+        check_choice(tokenizer, TOKENIZERS, "tokenizer must be 'words' (chapter 1), 'gpt2' "
+                     "(GPT-2's byte-level BPE, chapter 1b) or a BytePairTokenizer", got="; got")

@@ -21,6 +21,10 @@ padding too): with left padding the sinusoidal and learned rows move, and the
 real rows change; RoPE and ALiBi see only differences between positions, which
 within one text are the same either way. Padding rows compute something too;
 it is thrown away.
+
+With tokenizer="gpt2" (chapter 1b) the rows are GPT-2's tokens. GPT-2 has no pad
+token: <|endoftext|>, ID 50256, pads the rows, the token that also separates its
+documents. The mask, not the ID, says which entries are padding.
 """
 
 from __future__ import annotations
@@ -34,11 +38,12 @@ from minipe.batches import position_ids
 from minipe.checks import check_settings, check_table_size
 from minipe.display import counted, short_list
 from minipe.embedding import Embedding
-from minipe.pipeline import ALIBI_SLOPE, WIDTH, numbers_held
+from minipe.pipeline import ALIBI_SLOPE, WIDTH, byte_pair_tokenizer, count_tokens, numbers_held
 from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
 from minipe.relative import alibi_bias_at
 from minipe.rotary import apply_rotary
-from minipe.tokenizer import END_OF_TEXT, Tokenizer, tokenize
+from minipe.subword import BytePairTokenizer
+from minipe.tokenizer import END_OF_TEXT, Tokenizer
 
 
 @dataclass(frozen=True, repr=False)
@@ -62,6 +67,7 @@ class BatchTrace:
     positions: str
     causal: bool
     d_model: int
+    tokenizer: str = "words"  # "words", "gpt2", or "bpe" (a BytePairTokenizer of your own)
 
     def real_rows(self, b: int, outputs: Sequence[Matrix]) -> list[list[float]]:
         """The rows of outputs[b] that hold row b's real tokens."""
@@ -76,7 +82,8 @@ class BatchTrace:
     def __str__(self) -> str:
         longest = len(self.ids[0])
         settings = (f"d_model={self.d_model}, positions={self.positions}"
-                    + (", causal" if self.causal else ""))
+                    + (", causal" if self.causal else "")
+                    + ("" if self.tokenizer == "words" else f", tokenizer={self.tokenizer}"))
         labels = [f"{b} {_clip(repr(text), 22):<24}" for b, text in enumerate(self.texts)]
         lines = [
             f"{len(self.texts)} texts, padded on the {self.padding_side} to "
@@ -124,23 +131,33 @@ def run_batch(
     seed: int = 0,
     causal: bool = False,
     padding_side: str = "right",
+    tokenizer: str | BytePairTokenizer = "words",
 ) -> BatchTrace:
     """Several texts through the pipeline as one padded batch, and each alone.
 
-    The vocabulary is built from all the texts; the tables are seeded as in
+    tokenizer "words" builds the vocabulary from all the texts; "gpt2" (or a
+    BytePairTokenizer with <|endoftext|>) pads with 50256. The tables are seeded as in
     `run` (tokens: seed, learned positions: seed + 1, the head: seed + 2).
 
     >>> trace = run_batch(["The cat sat on the mat", "A dog bites a man"])
     >>> trace.position_ids[1], trace.largest_difference(1, trace.outputs)
     ([0, 1, 2, 3, 4, 0], 0.0)
+    >>> run_batch(["The bookshelf", "A dog"], tokenizer="gpt2").ids
+    [[464, 3835, 258, 1652], [32, 3290, 50256, 50256]]
     """
-    _check_batch(texts, d_model, positions, seed, causal)
-    tokenizer = Tokenizer.from_corpus(" ".join(texts))  # the vocabulary: all the texts' words
-    batch = tokenizer.encode_batch(texts, padding_side=padding_side)  # its door: padding_side
+    _check_batch(texts, d_model, positions, seed, causal, tokenizer)
+    if tokenizer == "words":
+        by_words = Tokenizer.from_corpus(" ".join(texts))  # the vocabulary: all the texts' words
+        batch = by_words.encode_batch(texts, padding_side=padding_side)  # its door: the side
+        vocab_size, pad_id = by_words.vocab_size, by_words.tokens.index(END_OF_TEXT)
+    else:  # GPT-2's byte-pair tokens, padded with <|endoftext|>: it has no pad token
+        bpe = byte_pair_tokenizer(tokenizer)
+        batch = bpe.encode_batch(texts, padding_side=padding_side)  # its door: the side
+        vocab_size, pad_id = bpe.vocab_size, bpe.special_tokens[END_OF_TEXT]
     longest = len(batch.ids[0])
     positions_of = position_ids(batch.attention_mask)  # 0, 1, ... within each text
 
-    token_table = Embedding(tokenizer.vocab_size, d_model, seed=seed)
+    token_table = Embedding(vocab_size, d_model, seed=seed)
     learned = LearnedPositionalEmbedding(longest, d_model, seed=seed + 1).weight
     sinusoids = sinusoidal_encoding(longest, d_model)
     head = SingleHeadAttention(d_model, d_model, seed=seed + 2)  # RotaryAttention's weights too
@@ -169,21 +186,23 @@ def run_batch(
         alone.append(attend(text_ids, list(range(len(text_ids))), [1] * len(text_ids)))
         by_column.append(attend(ids, list(range(longest)), real))
     return BatchTrace(
-        texts=tuple(texts), padding_side=padding_side, pad_id=tokenizer.tokens.index(END_OF_TEXT),
+        texts=tuple(texts), padding_side=padding_side, pad_id=pad_id,
         ids=batch.ids, attention_mask=batch.attention_mask, position_ids=positions_of,
         outputs=tuple(outputs), alone=tuple(alone), by_column=tuple(by_column),
         positions=positions, causal=causal, d_model=d_model,
+        tokenizer=tokenizer if isinstance(tokenizer, str) else "bpe",
     )
 
 
 # The door, after the idea it guards: the texts, the settings (run's), and memory.
 def _check_batch(texts: Sequence[str], d_model: int, positions: str, seed: int,
-                 causal: bool) -> None:
+                 causal: bool, tokenizer: str | BytePairTokenizer) -> None:
     if isinstance(texts, str) or not isinstance(texts, (list, tuple)) or not texts \
             or not all(isinstance(text, str) for text in texts):
         raise TypeError(f"texts must be a non-empty list of str, one per row of the batch, "
                         f"got {texts!r:.60} (for one text, use run)")
     check_settings(d_model, positions, seed, causal)
-    longest = max(len(tokenize(text)) for text in texts)  # tokens in the longest row
-    check_table_size(len(texts) * numbers_held(longest, d_model, positions),
+    longest = max(count_tokens(text, tokenizer) for text in texts)  # the longest row's tokens
+    vocab_size = 0 if tokenizer == "words" else byte_pair_tokenizer(tokenizer).vocab_size
+    check_table_size(vocab_size * d_model + len(texts) * numbers_held(longest, d_model, positions),
                      f"run_batch() on {len(texts)} texts of up to {longest} tokens")

@@ -47,8 +47,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import AbstractSet, Any, Iterable, Mapping, Sequence
 
-from minipe.checks import check_ids, check_type, checked_size
+from minipe.checks import check_choice, check_ids, check_type, checked_size
 from minipe.pretokenizer import pretokenize
+from minipe.tokenizer import END_OF_TEXT, PaddedBatch, pad_rows
 
 NOT_A_MERGE = 1 << 62  # the rank of a pair no merge makes: larger than every real rank
 CACHE_SIZE = 100_000  # pieces whose IDs a tokenizer keeps
@@ -171,6 +172,19 @@ class BytePairTokenizer:
         for piece in self._pieces(text, allowed_special):
             ids += self._encode_piece(piece)
         return ids
+
+    def encode_batch(self, texts: Sequence[str], *, padding_side: str = "right") -> PaddedBatch:
+        """Several texts -> IDs padded to the longest with <|endoftext|>'s ID, and the mask.
+
+        GPT-2 has no pad token: <|endoftext|> (50256) pads, as it separates documents.
+
+        >>> batch = BytePairTokenizer.gpt2().encode_batch(["hello world", "hi"])
+        >>> batch.ids, batch.attention_mask
+        ([[31373, 995], [5303, 50256]], [[1, 1], [1, 0]])
+        """
+        _check_batch(texts, padding_side, self.special_tokens)
+        rows = [self.encode(text) for text in texts]
+        return pad_rows(rows, self.special_tokens[END_OF_TEXT], padding_side)
 
     def word_ids(self, text: str, *, allowed_special: AbstractSet[str] = frozenset()
                  ) -> list[int]:
@@ -311,6 +325,20 @@ def _check_text(text: Any, allowed_special: Any, special_tokens: Mapping[str, in
         raise ValueError(f"text holds a lone surrogate {text[error.start]!r} at index "
                          f"{error.start}, which no UTF-8 bytes spell; it is half of a pair "
                          f"that UTF-16 needs, not a character") from None
+
+
+def _check_batch(texts: Any, padding_side: Any, special_tokens: Mapping[str, int]) -> None:
+    """A list of str (each then through encode's door), a side, and a token to pad with."""
+    check_type(texts, (list, tuple), "texts must be a list of str, one per row of the batch",
+               " (for one text, use encode)", empty="texts is empty; a batch needs a text")
+    for b, text in enumerate(texts):
+        check_type(text, str, f"texts[{b}] must be a str", empty=f"texts[{b}] is empty: "
+                   f"every text of a batch needs at least one token")
+    check_choice(padding_side, ("right", "left"), "padding_side must be 'right' (padding after "
+                 "each text) or 'left' (before it)")
+    if END_OF_TEXT not in special_tokens:
+        raise ValueError(f"this tokenizer has no {END_OF_TEXT!r} to pad with (train makes "
+                         f"none); GPT-2's has: BytePairTokenizer.gpt2()")
 
 
 def _check_unchanged(name: str) -> None:

@@ -143,17 +143,7 @@ class Tokenizer:
         _check_batch(texts, padding_side, self.tokens)
         pad_id = self._token_to_id[END_OF_TEXT]
         rows = [self.encode(text) for text in texts]
-        longest = max(map(len, rows))
-        ids, attention_mask = [], []
-        for row in rows:
-            padding = longest - len(row)
-            if padding_side == "right":
-                ids.append(row + [pad_id] * padding)
-                attention_mask.append([1] * len(row) + [0] * padding)
-            else:
-                ids.append([pad_id] * padding + row)
-                attention_mask.append([0] * padding + [1] * len(row))
-        return PaddedBatch(ids=ids, attention_mask=attention_mask)
+        return pad_rows(rows, pad_id, padding_side)
 
     def decode(self, ids: Sequence[int]) -> str:
         """Token IDs -> text: tokens joined by spaces, except around punctuation.
@@ -169,6 +159,24 @@ class Tokenizer:
 
     def __repr__(self) -> str:
         return f"Tokenizer(vocab_size={self.vocab_size})"
+
+
+def pad_rows(rows: list[list[int]], pad_id: int, padding_side: str) -> PaddedBatch:
+    """Rows of IDs -> a rectangle: each padded with pad_id to the longest, and the mask.
+
+    Chapter 1b's BytePairTokenizer.encode_batch pads this way too. Its caller checks.
+    """
+    longest = max(map(len, rows))
+    ids, attention_mask = [], []
+    for row in rows:
+        padding = longest - len(row)
+        if padding_side == "right":
+            ids.append(row + [pad_id] * padding)
+            attention_mask.append([1] * len(row) + [0] * padding)
+        else:
+            ids.append([pad_id] * padding + row)
+            attention_mask.append([0] * padding + [1] * len(row))
+    return PaddedBatch(ids=ids, attention_mask=attention_mask)
 
 
 @dataclass(frozen=True, repr=False)

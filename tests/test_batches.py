@@ -18,6 +18,7 @@ import pytest
 from commands import minipe
 
 from minipe import (
+    BytePairTokenizer,
     Embedding,
     Matrix,
     SingleHeadAttention,
@@ -317,3 +318,27 @@ def test_the_reprs_are_short() -> None:
     assert repr(batch) == "PaddedBatch(shape=(2, 6), real=8, padding=4)"  # 6 + 2 real of 12
     assert repr(pack_documents([[1, 2], [3], [4, 5, 6]])) == \
         "PackedDocuments(documents=3, tokens=6)"
+
+
+# --- GPT-2's tokens (chapter 1b): <|endoftext|> pads and separates -----------------------
+# The IDs are tiktoken 0.14.0's on the shipped merges (GPT-2's encoding), written by hand.
+
+def test_a_gpt2_batch_pads_with_50256_and_each_real_row_is_the_text_alone() -> None:
+    trace = run_batch(["The cat sat on the bookshelf", "A dog bites a man"], tokenizer="gpt2",
+                      padding_side="left", positions="learned")
+    assert trace.pad_id == 50256
+    assert trace.ids == [[464, 3797, 3332, 319, 262, 3835, 258, 1652],
+                         [50256, 50256, 50256, 32, 3290, 26081, 257, 582]]
+    assert trace.position_ids == [[0, 1, 2, 3, 4, 5, 6, 7], [0, 0, 0, 0, 1, 2, 3, 4]]
+    assert trace.largest_difference(1, trace.outputs) == 0.0  # positions from the mask
+    assert trace.largest_difference(1, trace.by_column) > 0.01  # by column: rows 3..7, wrong
+
+
+def test_gpt2_documents_pack_with_endoftext_between_them() -> None:
+    """GPT-2 was trained on documents joined by <|endoftext|>: each ends with 50256."""
+    gpt2 = BytePairTokenizer.gpt2()
+    documents = [gpt2.encode(text) + [50256] for text in ["A dog bites a man", "The bookshelf"]]
+    packed = pack_documents(documents)
+    assert packed.ids == [32, 3290, 26081, 257, 582, 50256, 464, 3835, 258, 1652, 50256]
+    assert packed.position_ids == [0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4]
+    assert packed.labels == [-100, 3290, 26081, 257, 582, 50256, -100, 3835, 258, 1652, 50256]

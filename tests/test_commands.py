@@ -355,3 +355,20 @@ def test_a_lesson_that_cannot_write_its_figures_says_so(tmp_path: Path) -> None:
     assert done.stderr.splitlines()[-1] == (
         f"04_sinusoidal_by_hand.py: error: --svg {a_file / 'figures'}: cannot make the "
         f"directory for the figures: Not a directory")
+
+
+def test_a_gpt2_batch_pads_with_endoftext(capsys: pytest.CaptureFixture[str]) -> None:
+    """GPT-2 has no pad token: 50256 pads (tiktoken's IDs: 'A dog' is [32, 3290])."""
+    assert main(["--tokenizer", "gpt2", "The bookshelf", "A dog", "--padding-side", "left"]) == 0
+    out = capsys.readouterr().out
+    assert "padded on the left to 4 tokens with <|endoftext|>'s ID 50256" in out
+    assert "[50256, 50256, 32, 3290]" in out
+    assert "[464, 3835, 258, 1652]" in out
+
+
+def test_a_gpt2_text_with_endoftext_is_refused_with_the_reason(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--tokenizer", "gpt2", "a", "b<|endoftext|>"])
+    assert exit_info.value.code == 2
+    assert "text holds the special token '<|endoftext|>' at index 1" in capsys.readouterr().err

@@ -288,3 +288,70 @@ def test_a_long_text_without_tokens_is_named_short() -> None:
     # repr(" " * 10**6) cut to 40 characters: the quote, 36 spaces, "..."
     assert str(error.value) == ("text '" + " " * 36 + "... has no tokens: give some words, "
                                 "like 'The cat sat on the mat'")
+
+
+# --- GPT-2's tokens (chapter 1b) through the pipeline -------------------------------------
+# The IDs are tiktoken 0.14.0's on the shipped merges (GPT-2's encoding), written here by hand.
+
+BOOKSHELF_IDS = (464, 3797, 3332, 319, 262, 3835, 258, 1652)  # The cat sat on the books he lf
+
+
+def test_gpt2_tokens_take_the_positions() -> None:
+    trace = run("The cat sat on the bookshelf", tokenizer="gpt2", positions="learned")
+    assert trace.token_ids == BOOKSHELF_IDS
+    assert trace.tokens == ("The", " cat", " sat", " on", " the", " books", "he", "lf")
+    assert trace.word_ids == (0, 1, 2, 3, 4, 5, 5, 5)  # 'bookshelf' takes positions 5, 6, 7
+    assert trace.vocab_size == 50257  # 256 bytes + 50,000 merges + <|endoftext|>
+    assert trace.input_embeddings.shape == (8, 8)  # a row per token, not per word
+    token_table = Embedding(50257, 8, seed=0)  # the whole table, seeded as chapter 1's is
+    assert trace.token_embeddings == token_table(list(BOOKSHELF_IDS))
+
+
+def test_gpt2_the_and_The_are_two_tokens_so_nothing_repeats() -> None:
+    trace = run("The cat sat on the mat", tokenizer="gpt2")
+    assert trace.token_ids == (464, 3797, 3332, 319, 262, 2603)  # 'The' 464, ' the' 262
+    printed = str(trace)
+    assert "same ID, same row" not in printed  # chapter 1 lower-cases; GPT-2 keeps the bytes
+    assert "every word is one token here" in printed
+
+
+def test_gpt2_printout_says_what_the_table_costs_in_80_columns() -> None:
+    printed = str(run("The cat sat on the bookshelf", tokenizer="gpt2"))
+    assert "tokenizer=gpt2" in printed
+    assert "1. tokens: 8 from 6 words" in printed
+    assert "' bookshelf' (word 5) takes positions 5..7" in printed
+    assert "vocabulary of 50,257: 256 bytes, 50,000 merges, <|endoftext|>" in printed
+    assert f"50,257 rows x 8 = {50257 * 8:,} numbers (13 MB)" in printed  # 32 bytes each
+    assert max(len(line) for line in printed.splitlines()) <= 80
+
+
+def test_a_trained_tokenizer_runs_too() -> None:
+    from minipe import BytePairTokenizer
+    trained = BytePairTokenizer.train("aaabdaaabac", 256 + 3)  # minbpe's Wikipedia example
+    trace = run("aaabdaaabac", tokenizer=trained)
+    assert trace.token_ids == (258, 100, 258, 97, 99)
+    assert trace.vocab_size == 259 and trace.tokenizer == "bpe"
+    assert "vocabulary of 259: 256 bytes, 3 merges)" in str(trace)
+
+
+@pytest.mark.parametrize("kwargs, sentence", [
+    ({"tokenizer": "bpe"}, "tokenizer must be 'words' (chapter 1), 'gpt2'"),
+    ({"tokenizer": None}, "or a BytePairTokenizer; got None"),
+    ({"text": "a<|endoftext|>", "tokenizer": "gpt2"}, "pass allowed_special"),
+])
+def test_a_bad_tokenizer_is_explained(kwargs: dict[str, Any], sentence: str) -> None:
+    with pytest.raises(ValueError, match=sentence.replace("(", r"\(").replace(")", r"\)")):
+        run(**{"text": "a b", **kwargs})
+
+
+def test_cli_tokenizer_gpt2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--tokenizer", "gpt2", "The cat sat on the bookshelf"]) == 0
+    out = capsys.readouterr().out
+    assert "[464, 3797, 3332, 319, 262, 3835, 258, 1652]" in out
+    assert "shape (8, 8)" in out
+
+
+def test_help_says_what_gpt2_costs() -> None:
+    done = minipe("--help")
+    assert "--tokenizer {words,gpt2}" in done.stdout
+    assert "50,257 rows x d_model" in " ".join(done.stdout.split())

@@ -251,3 +251,34 @@ def test_the_benchmark_runs_quick() -> None:
                            "--quick"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "encode 10,000 characters" in done.stdout
+
+
+# --- a padded batch: GPT-2 has no pad token ----------------------------------------------
+
+def test_encode_batch_pads_with_endoftext(gpt2: BytePairTokenizer) -> None:
+    """tiktoken's IDs: 'hello world' [31373, 995], 'hi' [5303]; 50256 pads, the mask says."""
+    right = gpt2.encode_batch(["hello world", "hi"])
+    left = gpt2.encode_batch(["hello world", "hi"], padding_side="left")
+    assert right.ids == [[31373, 995], [5303, 50256]]
+    assert right.attention_mask == [[1, 1], [1, 0]]
+    assert left.ids == [[31373, 995], [50256, 5303]]
+    assert left.attention_mask == [[1, 1], [0, 1]]
+
+
+@pytest.mark.parametrize("texts, sentence", [
+    ("hi", "texts must be a list of str, one per row of the batch, got str (for one text, "
+           "use encode)"),
+    (["hi", ""], "texts[1] is empty: every text of a batch needs at least one token"),
+    (["hi", 3], "texts[1] must be a str, got int"),
+    (["a<|endoftext|>"], "pass allowed_special={'<|endoftext|>'}"),
+])
+def test_encode_batch_refuses_with_a_sentence(gpt2: BytePairTokenizer, texts: Any,
+                                              sentence: str) -> None:
+    with pytest.raises((TypeError, ValueError)) as error:
+        gpt2.encode_batch(texts)
+    assert sentence in str(error.value)
+
+
+def test_a_trained_tokenizer_has_nothing_to_pad_with() -> None:
+    with pytest.raises(ValueError, match="no '<\\|endoftext\\|>' to pad with"):
+        BytePairTokenizer.train("aaabdaaabac", 257).encode_batch(["ab", "a"])
