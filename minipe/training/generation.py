@@ -6,8 +6,8 @@ model that writes a text token by token keeps them (the KV cache), and each
 new token computes only its own row:
 
     pos      = len(cache)                       the new token stands after the cached ones
-    x        = E[id] + P[pos]                   (1, d)
-    q, k, v  = x W_q, x W_k, x W_v              (1, d); RoPE turns q and k by pos * theta_i
+    x        = E[id] + P[pos]                   (d,)
+    q, k, v  = x W_q, x W_k, x W_v              (d,); RoPE turns q and k by pos * theta_i
     K, V     = cache + [k], cache + [v]         (pos + 1, head_dim) per head, k stored turned
     h        = softmax(q K^T / sqrt(head_dim) + alibi) V     one query: O(n d)
     logits   = h W_out                          the next token is the top score (greedy)
@@ -15,6 +15,11 @@ new token computes only its own row:
 Its logits are the last row of the whole sequence's forward pass, number for
 number (tests/test_generation.py). Without the cache the whole sequence runs
 again for every token: n rows of n scores each, O(n**2 d).
+
+The cache holds what it has checked: a new token adds its own key row and its
+value (V is kept as V^T, so that the query's output is one dot product of n per
+column) and reads no cached number again, so its cost grows with n only by the
+one score and the one weight of each cached key (benchmarks/bench_generate.py).
 
 Where real code goes wrong: giving the new token position 0, not len(cache);
 storing RoPE's keys unturned, or turning them again at another position.
@@ -108,8 +113,9 @@ def next_logits(model: CachedModel, cache: KVCache, token_id: int) -> tuple[list
         K = _with_row(cache.keys[h], k) if pos else Matrix([k])  # (pos + 1, head_dim)
         V_T = _with_column(cache.values_T[h], v_row.values[cut]) if pos else (
             Matrix([v_row.values[cut]]).T)  # (head_dim, pos + 1): V^T
-        scores = [dot(q, k_j) / sqrt_d for k_j in K.rows]  # q . k_j / sqrt(head_dim) for
-        if model.alibi_slopes is not None:                 # the keys j = 0 .. pos: none after
+        # q . k_j / sqrt(head_dim) for the keys j = 0 .. pos, none after it: causal
+        scores = [dot(q, k_j) / sqrt_d for k_j in K.rows]  # (pos + 1,)
+        if model.alibi_slopes is not None:
             bias = alibi_at(model.alibi_slopes[h], [pos], range(pos + 1), pos + 1).rows[0]
             scores = [score + b_j for score, b_j in zip(scores, bias)]  # + -m_h (pos - j)
         attention_weights = softmax(scores)  # (pos + 1,)
