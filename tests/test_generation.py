@@ -189,3 +189,15 @@ def test_a_cache_built_by_hand_is_checked_once_with_a_sentence() -> None:
         next_logits(model, by_hand, 7)
     with pytest.raises(TypeError, match="cache must be a KVCache"):
         next_logits(model, [], 3)  # type: ignore[arg-type]
+
+
+def test_a_learned_table_has_no_row_past_context_length_for_the_next_token() -> None:
+    model = TinyModel(7, 4, 3, positions="learned")  # rows for positions 0, 1, 2
+    cache = EMPTY
+    for token_id in [1, 2, 3]:
+        _, cache = next_logits(model, cache, token_id)
+    with pytest.raises(ValueError, match="the new token stands at position 3, but a learned "
+                                         "position table has only context_length=3 rows"):
+        next_logits(model, cache, 4)
+    kept = evict(model, cache, sinks=1, window=1)  # positions 0 and 1: the next one is 2
+    assert len(next_logits(model, kept, 4)[1]) == 3
