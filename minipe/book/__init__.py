@@ -150,8 +150,10 @@ def build_book(out: Path, runs: Mapping[str, LessonRun], root: Path = ROOT) -> l
             heading += (f"\n<p class=\"lead\"><em>Chapter {html.escape(number)} of the map:"
                         f"</em> {inline(teaches.replace(BAR, '|'), resolve)}</p>")
         source = (root / repo_path).read_text(encoding="utf-8")
+        members = tuple(f'<li><a href="{site.page(here, chapter_page(other))}">{other}</a></li>'
+                        for other in chapters if other.startswith(name + "."))  # a package's
         body = chapter_body(site, here, repo_path, source, sections(source), heading,
-                            resolve)
+                            resolve, members)
         written[here] = frame(f"{repo_path} · minipe", body, _around(site, here, reading))
     for at, lesson in enumerate(lessons):
         here = lesson_page(lesson.stem)
@@ -159,12 +161,14 @@ def build_book(out: Path, runs: Mapping[str, LessonRun], root: Path = ROOT) -> l
         used = ", ".join(f'<a href="{site.page(here, chapter_page(name))}">{name}</a>'
                          for name in uses[lesson.stem])
         notebook = lesson.path.removesuffix(".py") + ".ipynb"
+        linked = (f'<a href="{site.file(here, notebook)}">{notebook}</a>'
+                  if (root / notebook).exists() else "none yet (book --notebooks writes it)")
         helper = (f' · and its helper, <a href="{site.page(here, HELPER_PAGE)}">lesson.py</a>'
                   if imports_helper(root, root / lesson.path) else "")
         heading = (f"<h1>{html.escape(lesson.title)}</h1>\n<p class=\"meta\">The script: "
                    f"<a href=\"{site.file(here, lesson.path)}\">{lesson.path}</a> (<a href="
                    f"\"{site.page(here, copy_path(lesson.path))}\">the file</a>) · as a "
-                   f"notebook: <a href=\"{site.file(here, notebook)}\">{notebook}</a><br>"
+                   f"notebook: {linked}<br>"
                    f"Chapters it uses: {used}{helper}</p>")
         outputs = cell_outputs(lesson, runs[lesson.stem])
         body = lesson_body(site, here, lesson, outputs, heading, resolve)

@@ -19,8 +19,11 @@ import html
 import inspect
 import io
 import keyword
+import re
 import tokenize
 from dataclasses import dataclass
+
+from minipe.book.prose import Resolve, blocks, inline
 
 
 @dataclass(frozen=True)
@@ -148,3 +151,28 @@ def highlight(source: str) -> list[str]:
         pieces.append(html.escape(line[at:], quote=False))
         out[number - 1] = pieces
     return ["".join(pieces) for pieces in out]
+
+
+BANNER = re.compile(r"^[-=#~*]{5,}$")
+
+
+def literate_prose(text: str, resolve: Resolve) -> str:
+    """A section's prose; a comment block between rules of dashes is a heading."""
+    lines = text.split("\n")
+    kept = [line for line in lines if not BANNER.match(line.strip())]
+    if len(kept) < len(lines) and len([line for line in kept if line.strip()]) == 1:
+        return f"<h2>{inline(' '.join(kept).strip(), resolve)}</h2>"
+    return blocks("\n".join(kept), resolve)
+
+
+DEFINITION = re.compile(r"\s*(?:async\s+)?(?:def|class)\s+(\w+)")  # def name( / class Name
+
+
+def defined_name(source_lines: list[str], numbers: tuple[int, ...]) -> str:
+    """The function or class a section's code opens with (past its decorators), or ''."""
+    for number in numbers:
+        line = source_lines[number - 1]
+        if line.strip() and not line.lstrip().startswith("@"):
+            found = DEFINITION.match(line)
+            return found.group(1) if found else ""
+    return ""

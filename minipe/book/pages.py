@@ -11,6 +11,7 @@ folder the clone sits in changes no byte.
 
 from __future__ import annotations
 
+import ast
 import html
 import posixpath
 import re
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Mapping
 
 from minipe.book.prose import Resolve, blocks, inline
-from minipe.book.literate import Section, highlight
+from minipe.book.literate import Section, defined_name, highlight, literate_prose
 from minipe.book.runs import Part
 from minipe.book.sources import HELPER, Lesson, module_name
 
@@ -75,6 +76,8 @@ section.literate { margin: 1.4rem 0; }
 h3.name { margin: 2rem 0 .3rem; font-size: 1rem; }
 h3.name code { font-size: 15px; color: var(--accent); }
 ol.contents { font-size: .95rem; color: var(--muted); margin: 1rem 0 1.5rem; }
+ol.toc { list-style: none; padding: 0; columns: 2 18rem; } ol.toc li { break-inside: avoid; }
+ol.toc li.part { font-weight: 600; margin-top: .3rem; } ol.toc code { font-size: 12px; }
 @media (max-width: 44rem) {  /* a phone: less margin, code edge to edge, tables stacked */
   body { font-size: 16px; }
   main { padding: .6rem .9rem 2rem; } nav { padding: .5rem .9rem; font-size: .85rem; }
@@ -82,7 +85,8 @@ ol.contents { font-size: .95rem; color: var(--muted); margin: 1rem 0 1.5rem; }
   code, pre { font-size: 12px; }
   pre.code, pre.output { margin-left: -.9rem; margin-right: -.9rem; border-radius: 0; }
   pre.output { border-left: 0; border-right: 0; }
-  pre.formula { padding: .2rem .6rem; }
+  pre.formula, .math { padding: .2rem .6rem; }
+  .math.lines { font-size: 12px; white-space: pre-wrap; }  /* wrapped rather than cut */
   table, tbody, tr, td { display: block; } thead { display: none; }
   tr { border-bottom: 1px solid var(--rule); padding: .5rem 0; }
   td { border: 0; padding: .1rem 0; }
@@ -220,46 +224,54 @@ def listing(site: Site, repo_path: str, chapters: list[str], lessons: list[Lesso
     return frame(f"{repo_path} · minipe", body, navigation(site, here, back, None))
 
 
-BANNER = re.compile(r"^[-=#~*]{5,}$")
-
-
-def literate_prose(text: str, resolve: Resolve) -> str:
-    """A section's prose; a comment block between rules of dashes is a heading."""
-    lines = text.split("\n")
-    kept = [line for line in lines if not BANNER.match(line.strip())]
-    if len(kept) < len(lines) and len([line for line in kept if line.strip()]) == 1:
-        return f"<h2>{inline(' '.join(kept).strip(), resolve)}</h2>"
-    return blocks("\n".join(kept), resolve)
-
-
-DEFINITION = re.compile(r"\s*(?:async\s+)?(?:def|class)\s+(\w+)")  # def name( / class Name
-
-
-def defined_name(source_lines: list[str], numbers: tuple[int, ...]) -> str:
-    """The function or class a section's code opens with (past its decorators), or ''."""
-    for number in numbers:
-        line = source_lines[number - 1]
-        if line.strip() and not line.lstrip().startswith("@"):
-            found = DEFINITION.match(line)
-            return found.group(1) if found else ""
-    return ""
-
-
 def chapter_body(site: Site, here: str, repo_path: str, source: str, sections: list[Section],
-                 heading: str, resolve: Resolve) -> str:
-    """A module's page: the heading, then each section's prose above its code; a section
-    that opens a function or class is named above its prose, as its code will be."""
+                 heading: str, resolve: Resolve, members: tuple[str, ...] = ()) -> str:
+    """A module's page: the heading, its contents (a package's `members`, as <li> items;
+    the headings, and the public functions and classes, each an anchor), then each
+    section's prose above its code; a section that opens a function or class is named
+    above its prose, as its code will be."""
     lines = highlight(source)
     source_lines = source.split("\n")
-    parts = [heading]
+    parts, contents, taken = [heading], list[tuple[float, str]](), set[str]()
+    last = 0.5  # a heading with no code of its own stands after the code before it
+    for node in ast.parse(source).body:  # each public def and class, by its line's anchor
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_"):
+            contents.append((node.lineno, f'<li><a href="#L{node.lineno}"><code>{node.name}'
+                                          "</code></a></li>"))
     for section in sections:
         text = literate_prose(section.prose, resolve) if section.prose.strip() else ""
         name = defined_name(source_lines, section.lines)
+        if text.startswith("<h2>"):  # a comment between rules: a heading of the page
+            key = _anchor(re.sub(r"<[^>]+>", "", text), taken)
+            text = f'<h2 id="{key}">{text[4:]}'
+            contents.append((section.lines[0] if section.lines else last, f'<li class="part">'
+                             f'<a href="#{key}">{text[text.index(">") + 1:-5]}</a></li>'))
+        key = _anchor(name, taken) if name else ""
         if name and text:
             text = f'<h3 class="name"><code>{html.escape(name)}</code></h3>\n{text}'
+        if name:  # its section is its anchor (the line's stays the first part's)
+            contents = [(line, item.replace(f'"#L{line}"', f'"#{key}"', 1)
+                         if item.endswith(f"<code>{name}</code></a></li>") else item)
+                        for line, item in contents]
         code = code_block(site, here, repo_path, lines, section.lines) if section.lines else ""
-        parts.append(f'<section class="literate">\n{text}\n{code}\n</section>')
+        anchor = f' id="{key}"' if key else ""
+        last = section.lines[-1] + 0.5 if section.lines else last
+        parts.append(f'<section class="literate"{anchor}>\n{text}\n{code}\n</section>')
+    items = list(members) + [item for _, item in sorted(contents)]
+    if items:
+        parts.insert(1, f'<ol class="contents toc">{"".join(items)}</ol>')
     return "\n".join(parts)
+
+
+def _anchor(title: str, taken: set[str]) -> str:
+    """An id for a heading, unlike any other on the page (line anchors are L1, L2, ...)."""
+    slug = re.sub(r"[^A-Za-z0-9_]+", "-", title).strip("-") or "section"
+    key, count = slug, 1
+    while key in taken or re.fullmatch(r"L\d+|cell-\d+", key):
+        count += 1
+        key = f"{slug}-{count}"
+    taken.add(key)
+    return key
 
 
 def figure(name: str, svg: str) -> str:
