@@ -34,6 +34,7 @@ Importing minipe does nothing but define these names; it does not import plot.
 
 from minipe.arrays import Batch, Matrix, ShapeError, Vector, add, allclose, broadcast_shapes, subtract
 from minipe.tokenizer import PaddedBatch, Tokenizer
+from minipe.pretokenizer import pretokenize
 from minipe.subword import BytePairTokenizer, sliding_windows
 from minipe.embedding import Embedding
 from minipe.positional import (
@@ -120,6 +121,7 @@ __all__ = [
     "frequency_table",
     "pack_documents",
     "position_ids",
+    "pretokenize",
     "relative_shift_matrix",
     "rope_frequencies",
     "rotary_pairs",

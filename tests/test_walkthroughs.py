@@ -34,7 +34,7 @@ WALKTHROUGHS = ROOT / "walkthroughs"
 WIDTH = 80
 PROMPT = "press Enter for the next stage"
 ANSWER_PROMPT = "then press Enter for the answer"
-TRAINING = {"07", "15", "16", "18", "19", "20", "21"}  # the lessons that train: 2-6 s each
+TRAINING = {"07", "15", "16", "18", "19", "20", "21", "24"}  # the lessons that train: 1.5-6 s
 
 
 def _each(paths: list[Path]) -> list[object]:
@@ -68,6 +68,47 @@ def _rope_score(q: list[float], k: list[float], offset: int) -> float:
 
 
 ROPE_Q, ROPE_K = [1.0, 2.0, 3.0, 4.0], [0.5, -1.0, 2.0, 1.0]  # lesson 11's q and k
+
+# Lessons 23-25: GPT-2's IDs for The Verdict as OpenAI's tokenizer library gives them, and
+# its trainer's (tests/reference/make_subword_reference.py, run by hand); tokens read here.
+SUBWORD = json.loads((ROOT / "tests" / "reference" / "subword_reference.json").read_text(
+    encoding="utf-8"))
+VERDICT_IDS: list[int] = SUBWORD["verdict_ids"]  # tiktoken's 5,145 IDs
+VERDICT = (ROOT / "minipe" / "data" / "the-verdict.txt").read_text(encoding="utf-8")
+
+
+def _gpt2_token_bytes() -> list[bytes]:
+    """GPT-2's tokens as bytes, read from vocab.bpe as OpenAI's encoder.py does: its
+    bytes_to_unicode (printable bytes as themselves, the other 68 as chr(256 + n)), in
+    that order IDs 0..255, then line k's two halves joined as ID 255 + k."""
+    printable = [*range(33, 127), *range(161, 173), *range(174, 256)]
+    others = [byte for byte in range(256) if byte not in printable]
+    symbols = [chr(byte) for byte in printable] + [chr(256 + n) for n in range(len(others))]
+    byte_of = dict(zip(symbols, printable + others))
+    tokens = [bytes([byte_of[symbol]]) for symbol in symbols]
+    merges = (ROOT / "minipe" / "data" / "gpt2-vocab.bpe").read_text(encoding="utf-8")
+    for line in merges.splitlines()[1:]:
+        tokens.append(bytes(byte_of[symbol] for symbol in line.replace(" ", "")))
+    return tokens
+
+
+def _verdict_words_in(tokens: int) -> int:
+    """The Verdict's words (runs of non-whitespace) that end within its first `tokens`."""
+    token_bytes = _gpt2_token_bytes()
+    length = len(b"".join(token_bytes[i] for i in VERDICT_IDS[:tokens]).decode("utf-8"))
+    return sum(1 for word in re.finditer(r"\S+", VERDICT) if word.end() <= length)
+
+
+def _window(k: int, start: int) -> str:
+    """Lesson 25's window k from token `start`: 4 inputs, the 4 after them as targets."""
+    return (f"window {k}: inputs {VERDICT_IDS[start:start + 4]}  "
+            f"targets {VERDICT_IDS[start + 1:start + 5]}")
+
+
+def _vocabulary_row(vocab_size: int, tokens: int) -> str:
+    """Lesson 24's row: the table's rows x GPT-2's 768, tokens, windows of 1,024."""
+    return (f"{vocab_size:>10,}  {vocab_size * 768:>16,}  {tokens:>7,}   "
+            f"{math.ceil(tokens / 1024):>16}")
 
 YARN_GAMMA_0 = (8 / (2 * math.pi) - 1) / (32 - 1)  # lesson 18's pair 0 on the paper's ramp
 
@@ -245,6 +286,41 @@ KEY_NUMBERS: dict[str, list[str]] = {
         "labels       [-100, 2, 7, 6, 8, 5, -100, 3, 1, 0, 4, -100, 2]",  # -100 at each start
         # causal: 13 * 14 / 2 = 91 pairs; the documents' triangles 21 + 15 + 3 = 39
         f"lets\n{13 * 14 // 2 - (21 + 15 + 3)} more pairs through",
+    ],
+    "23_positions_count_tokens.py": [
+        # tiktoken's IDs (GPT-2's encoding on the shipped merges), written by hand
+        "IDs      [464, 3797, 3332, 319, 262, 3835, 258, 1652]",  # ' books' 'he' 'lf'
+        "word_ids [0, 1, 2, 3, 4, 5, 5, 5]",
+        "IDs      [1930, 1859, 2207, 375, 654]",  # 'pos' 'itional' ' enc' 'od' 'ings'
+        "IDs      [45203, 2207, 375, 654]",  # ' positional' ' enc' 'od' 'ings'
+        "'the'    -> [1169]", "' the'   -> [262]", "'The'    -> [464]", "' The'   -> [383]",
+        "IDs      [32, 3290, 26081, 257, 582]", "IDs      [32, 582, 26081, 257, 3290]",
+        f"{len(VERDICT):,} characters, {len(VERDICT.split()):,} words, "
+        f"{len(VERDICT_IDS):,} tokens",  # 20,479 characters, 3,634 words, 5,145 tokens
+        f"hold {_verdict_words_in(1024)} whole words; token 1,025 is ' to'",  # 726
+        f"word {_verdict_words_in(1024) + 1} begins at token 1,025",
+    ],
+    "24_train_your_own.py": [
+        # by hand: pieces 'low' x1, ' low' x4, ' lower' x2, ' newest' x6, ' widest' x3;
+        # e s: newest 6 + widest 3 (s t ties at 9, seen later); l o: 1 + 4 + 2; ' ' low: 4 + 2
+        "256  'e' + 's'      x 9", "257  'es' + 't'     x 9", "258  'l' + 'o'      x 7",
+        "259  'lo' + 'w'     x 7", "260  ' ' + 'low'    x 6", "261  ' ' + 'n'      x 6",
+        # The Verdict through tiktoken's own trainer (_educational.bpe_train) and GPT-2's
+        *(_vocabulary_row(int(size), len(trained["verdict_ids"]))
+          for size, trained in SUBWORD["trained"].items()),  # 14,029, 9,299, 6,998
+        _vocabulary_row(50257, len(VERDICT_IDS)),  # 5,145
+    ],
+    "25_windows_and_stride.py": [
+        _window(0, 0), _window(1, 1), _window(2, 2),  # stride 1
+        _window(1, 4), _window(2, 8),  # stride 4
+        _window(1, 5),  # stride 5: token 4 is skipped
+        _window(1, 3),  # Hugging Face's stride=1 (overlap) at max_length 4: a step of 3
+        f"{len(VERDICT_IDS) - 4:,} windows ({len(VERDICT_IDS):,} - 4)",  # 5,141
+        f"{math.ceil((len(VERDICT_IDS) - 4) / 4):,} windows (ceil(5,141 / 4))",  # 1,286
+        f"token 4 ({VERDICT_IDS[4]}, ' thought')",
+        # windows start at 0, 5, ..., 5 * 1,028; the gaps 4, 9, ... before each next start
+        f"{math.ceil((len(VERDICT_IDS) - 4) / 5) - 1:,} tokens (4, 9, 14, ...)",  # 1,028
+        f"position; {math.ceil((len(VERDICT_IDS) - 4) / 5):,} windows",  # 1,029
     ],
 }
 

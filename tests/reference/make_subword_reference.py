@@ -98,7 +98,7 @@ def main() -> None:
     trainer_pattern = (r"""'s|'t|'re|'ve|'m|'ll|'d| ?[\p{L}]+| ?[\p{N}]+| ?[^\s\p{L}\p{N}]+"""
                        r"""|\s+(?!\S)|\s+""")  # train_simple_encoding's, in _educational
     trained: dict[str, Any] = {}
-    for vocab_size in (300, 512):
+    for vocab_size in (300, 512, 1000):  # 1000: lesson 24
         learned = _educational.bpe_train(verdict, vocab_size, trainer_pattern, visualise=None)
         assert len(learned) == vocab_size
         simple = _educational.SimpleBytePairEncoding(pat_str=trainer_pattern,
