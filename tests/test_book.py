@@ -218,7 +218,10 @@ def test_every_lesson_page_shows_what_it_printed_and_every_figure(
                  if line.strip()]
         assert shown == printed, stem
         drawn = sorted(path.name for path in run.figures.iterdir()) if run.figures else []
-        assert sorted(page.captions) == drawn, stem
+        # each caption is the figure's title, then its file's name
+        assert sorted(caption.rpartition("(")[2].rstrip(")") for caption in page.captions) \
+            == drawn, stem
+        assert all(len(caption.rpartition("(")[0].strip()) > 10 for caption in page.captions)
         assert page.svgs == len(drawn), stem
 
 
@@ -236,19 +239,22 @@ def test_the_same_runs_give_the_same_bytes(book: Path, runs: dict[str, LessonRun
 
 @pytest.mark.slow
 def test_a_clone_in_another_folder_gives_the_same_bytes(
-        book: Path, runs: dict[str, LessonRun], tmp_path: Path) -> None:
-    # the same files under another name, deeper: nothing written depends on where they sit
-    clone = tmp_path / "a" / "clone-named-otherwise"
-    for part in ("minipe", "walkthroughs", "tests"):
-        shutil.copytree(ROOT / part, clone / part, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "README.md", clone / "README.md")
-    elsewhere = tmp_path / "book"
-    build_book(elsewhere, runs, root=clone)
-    first = {path.relative_to(book): path.read_bytes() for path in book.rglob("*")
-             if path.is_file()}
-    second = {path.relative_to(elsewhere): path.read_bytes() for path in elsewhere.rglob("*")
-              if path.is_file()}
-    assert first == second
+        runs: dict[str, LessonRun], tmp_path: Path) -> None:
+    # one snapshot of the files, under two names at two depths: nothing written depends on
+    # where they sit
+    books: list[dict[Path, bytes]] = []
+    for where in ("clone", "a/b/clone-named-otherwise"):
+        clone = tmp_path / where
+        for part in ("minipe", "walkthroughs", "tests"):
+            source = ROOT / part if not books else tmp_path / "clone" / part
+            shutil.copytree(source, clone / part, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copy(ROOT / "README.md" if not books else tmp_path / "clone" / "README.md",
+                    clone / "README.md")
+        build_book(tmp_path / f"book-{len(books)}", runs, root=clone)
+        books.append({path.relative_to(tmp_path / f"book-{len(books)}"): path.read_bytes()
+                      for path in (tmp_path / f"book-{len(books)}").rglob("*")
+                      if path.is_file()})
+    assert books[0] == books[1] and len(books[0]) > 150
 
 
 @pytest.mark.slow
@@ -530,3 +536,19 @@ def test_every_chapter_page_has_its_contents_with_each_public_name(
         assert all(anchor in pages[page].ids for anchor, _ in listed)
     rotary = (book / "chapters" / "rotary.html").read_text(encoding="utf-8")
     assert '<section class="literate" id="apply_rotary">' in rotary
+
+
+@pytest.mark.slow
+def test_every_module_named_in_the_prose_is_a_link(book: Path) -> None:
+    # outside code listings and titles, each minipe/NAME.py a page's prose names links to it
+    named = re.compile(r'(<a href="([^"]+)">)?(?:<code[^>]*>)?minipe/[\w/]*\w\.py')
+    linked = 0
+    for path in sorted((book / "chapters").glob("*.html")) + [book / "index.html"]:
+        text = path.read_text(encoding="utf-8").partition("</h1>")[2]
+        prose = re.sub(r"<pre.*?</pre>|<details.*?</details>", "", text, flags=re.S)
+        for found in named.finditer(prose):
+            assert found.group(1), f"{path.name}: {prose[found.start() - 40:found.end()]}"
+            linked += 1
+    assert linked > 150
+    positional = (book / "chapters" / "positional.html").read_text(encoding="utf-8")
+    assert '<a href="arrays.broadcast.html">minipe/arrays/broadcast.py</a>' in positional

@@ -86,7 +86,9 @@ def _resolver(site: Site, here: str, base: str, chapters: list[str],
         path, _, fragment = target.partition("#")
         if not path:
             return target if here == "index.html" else site.page(here, "index.html") + target
-        path = posixpath.normpath(posixpath.join(base, path))
+        joined = posixpath.normpath(posixpath.join(base, path))
+        path = joined if (site.root / joined).exists() or not (site.root / path).exists() else (
+            posixpath.normpath(path))  # minipe/rotary.py named in a docstring: from the clone
         if path.startswith("minipe/") and path.endswith(".py"):
             name = module_name(site.root, site.root / path)
             if name in chapters:

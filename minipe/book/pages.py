@@ -34,7 +34,7 @@ main { max-width: 60rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
 p, ul, ol, .lead { max-width: 40em; }
 .meta { max-width: none; }
 p, li, td, .meta { overflow-wrap: break-word; }  /* a long path or name breaks, not the page */
-p code, li code, td code { overflow-wrap: anywhere; }
+p code, li code, td code { overflow-wrap: break-word; } code.nobr { white-space: nowrap; }
 h1 { font-size: 2rem; line-height: 1.2; margin: 1.2rem 0 .4rem; }
 h2 { font-size: 1.35rem; margin: 2.2rem 0 .6rem; border-bottom: 1px solid var(--rule); }
 h3 { font-size: 1.1rem; margin: 1.6rem 0 .4rem; }
@@ -65,6 +65,7 @@ pre.output { padding: .5rem .9rem; border: 1px solid var(--rule); border-radius:
 .k { color: #6f2c91; } .s { color: #2b6a35; } .c { color: #8a6a2f; font-style: italic; }
 .n { color: #9c3b12; }
 figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; }
+figcaption .file { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .75rem; }
 figcaption { color: var(--muted); font-size: .85rem; }
 table { border-collapse: collapse; font-size: .92rem; margin: 1rem 0; }
 th, td { text-align: left; vertical-align: top; padding: .35rem .6rem;
@@ -86,6 +87,7 @@ ol.toc li.part { font-weight: 600; margin-top: .3rem; } ol.toc code { font-size:
   pre.code, pre.output { margin-left: -.9rem; margin-right: -.9rem; border-radius: 0; }
   pre.output { border-left: 0; border-right: 0; }
   pre.formula, .math { padding: .2rem .6rem; }
+  figure { overflow-x: auto; } figure svg { min-width: 600px; }  /* labels stay 9 px or more */
   .math.lines { font-size: 12px; white-space: pre-wrap; }  /* wrapped rather than cut */
   table, tbody, tr, td { display: block; } thead { display: none; }
   tr { border-bottom: 1px solid var(--rule); padding: .5rem 0; }
@@ -98,6 +100,8 @@ ol.toc li.part { font-weight: 600; margin-top: .3rem; } ol.toc code { font-size:
   html, body { background: #fff; } nav { display: none; } body { font-size: 11pt; }
   main { max-width: none; padding: 0; } a { color: inherit; text-decoration: none; }
   pre { white-space: pre-wrap; } figure { break-inside: avoid; } h2 { break-after: avoid; }
+  pre.code .line { display: block; padding-left: 5ch; text-indent: -5ch; }
+  .ln { width: 3.5ch; margin-right: 1.5ch; text-indent: 0; }
   details.plain { display: none; } .math.lines { white-space: pre-wrap; }
 }
 """
@@ -181,7 +185,7 @@ def code_block(site: Site, here: str, repo_path: str, html_lines: list[str],
         line = html_lines[number - 1] if texts is None else texts[number]
         rows.append(f'<a class="ln" id="L{number}" href="{target}#L{number}">{number}</a>{line}')
         previous = number
-    return '<pre class="code">' + "\n".join(rows) + "</pre>"
+    return '<pre class="code">' + _lines(rows) + "</pre>"
 
 
 def listing_body(site: Site, here: str, repo_path: str, source: str, heading: str) -> str:
@@ -189,7 +193,13 @@ def listing_body(site: Site, here: str, repo_path: str, source: str, heading: st
     lines = highlight(source.removesuffix("\n"))
     numbered = [f'<a class="ln" id="L{number}" href="#L{number}">{number}</a>{line}'
                 for number, line in enumerate(lines, 1)]
-    return heading + '\n<pre class="code listing">' + "\n".join(numbered) + "</pre>"
+    return heading + '\n<pre class="code listing">' + _lines(numbered) + "</pre>"
+
+
+def _lines(rows: list[str]) -> str:
+    """Code lines, each a span holding its newline: printed, a long line wraps under its own
+    text, not under the line numbers (see the print style)."""
+    return "".join(f'<span class="line">{row}\n</span>' for row in rows)
 
 
 HREF = re.compile(r'href="([^"#:]+)')  # a relative link's path (an address has a ':')
@@ -283,7 +293,10 @@ def figure(name: str, svg: str) -> str:
     svg = re.sub(r'\bid="', f'id="{prefix}-', svg)
     svg = re.sub(r"url\(#", f"url(#{prefix}-", svg)
     svg = re.sub(r'\bhref="#', f'href="#{prefix}-', svg)
-    return f"<figure>\n{svg}\n<figcaption>{html.escape(name)}</figcaption>\n</figure>"
+    title = re.search(r"<text[^>]*>([^<]*)</text>", svg)  # the figure's own title, first
+    words = html.escape(html.unescape(title.group(1)), quote=False) + " " if title else ""
+    return (f"<figure>\n{svg}\n<figcaption>{words}<span class=\"file\">({html.escape(name)})"
+            "</span></figcaption>\n</figure>")
 
 
 def lesson_body(site: Site, here: str, lesson: Lesson, outputs: list[list[Part]],

@@ -21,32 +21,53 @@ from typing import Callable
 Resolve = Callable[[str], str]
 INLINE = re.compile(r"`([^`]+)`|\[([^\]]+)\]\(([^)\s]+)\)|<(https?://[^>\s]+)>|\*\*([^*]+)\*\*"
                     r"|(?<![\w*])\*([^*\s](?:[^*]*[^*\s])?)\*(?![\w*])")
-NUMBERED = re.compile(r"\d+\. ")  # "2. Learned ...": a numbered point starts a paragraph
+NUMBERED = re.compile(r"\d+\. ")  # "2. Learned ...": a numbered point starts a paragraph,
+ENDED = re.compile(r"[.:;!?)]\s*$")  # after a sentence; "16 and\n32. Does" is one sentence
 CELL_BAR = re.compile(r"(?<!\\)\|")  # a table's column bar; `\|` is a bar inside a cell
 
 
-def inline(text: str, resolve: Resolve) -> str:
-    """One line or paragraph of markdown, as HTML."""
+def inline(text: str, resolve: Resolve, *, paths: bool = True) -> str:
+    """One line or paragraph of markdown, as HTML. With `paths`, a file of the clone named
+    in the prose (minipe/rotary.py, as text or as a whole `code` span) is a link to it."""
     out: list[str] = []
     at = 0
     for match in INLINE.finditer(text):
-        out.append(html.escape(text[at:match.start()], quote=False))
+        out.append(_named(text[at:match.start()], resolve, paths))
         code, label, target, address, bold, emphasis = match.groups()
+        href = resolve(code) if code is not None and paths and PATH.fullmatch(code) else ""
         if code is not None:
-            out.append(f"<code>{html.escape(code, quote=False)}</code>")
+            shown = f'<code{NOBR * (len(code) <= 24)}>{html.escape(code, quote=False)}</code>'
+            out.append(f'<a href="{html.escape(href)}">{shown}</a>' if href else shown)
         elif label is not None:
             href = resolve(target)
-            out.append(f'<a href="{html.escape(href)}">{inline(label, resolve)}</a>' if href
+            out.append(f'<a href="{html.escape(href)}">{inline(label, resolve, paths=False)}'
+                       "</a>" if href
                        else html.escape(match.group(0), quote=False))  # leads nowhere: text
         elif address is not None:
             out.append(f'<a href="{html.escape(address)}">{html.escape(address)}</a>')
         elif bold is not None:
-            out.append(f"<strong>{inline(bold, resolve)}</strong>")
+            out.append(f"<strong>{inline(bold, resolve, paths=paths)}</strong>")
         else:
-            out.append(f"<em>{inline(emphasis, resolve)}</em>")
+            out.append(f"<em>{inline(emphasis, resolve, paths=paths)}</em>")
         at = match.end()
-    out.append(html.escape(text[at:], quote=False))
+    out.append(_named(text[at:], resolve, paths))
     return "".join(out)
+
+
+PATH = re.compile(r"\b(?:minipe|walkthroughs|tests|benchmarks)/[\w/]*\w\.(?:py|md)\b")
+NOBR = ' class="nobr"'  # a short span (`--step`) is never broken across two lines
+
+
+def _named(text: str, resolve: Resolve, paths: bool) -> str:
+    """Plain text, escaped; with `paths`, each file of the clone it names a link."""
+    out, at = [], 0
+    for match in PATH.finditer(text) if paths else ():
+        href = resolve(match.group(0))
+        if href:
+            out += [html.escape(text[at:match.start()], quote=False),
+                    f'<a href="{html.escape(href)}">{match.group(0)}</a>']
+            at = match.end()
+    return "".join(out) + html.escape(text[at:], quote=False)
 
 
 def blocks(text: str, resolve: Resolve) -> str:
@@ -92,7 +113,8 @@ def blocks(text: str, resolve: Resolve) -> str:
                     break
             out.append("<ul>" + "".join(items) + "</ul>")
         else:
-            while (end < len(lines) and lines[end].strip() and not NUMBERED.match(lines[end])
+            while (end < len(lines) and lines[end].strip()
+                   and not (NUMBERED.match(lines[end]) and ENDED.search(lines[end - 1]))
                    and not lines[end].startswith(("    ", "|", "- ", "* ", ">>> "))):
                 end += 1
             paragraph = " ".join(part.strip() for part in lines[at:end])
