@@ -25,7 +25,7 @@ from commands import FIGURES, LESSONS, ROOT, lesson_with_figures
 
 from minipe.book import LessonRun, build_book, lesson_notebooks
 from minipe.book.literate import sections
-from minipe.book.prose import formula, typeset
+from minipe.book.prose import blocks, formula, inline, typeset
 from minipe.book.sources import chapter_order, lesson_paths, read_lesson
 
 FIGURE_LINE = "   [figure written: "
@@ -552,3 +552,15 @@ def test_every_module_named_in_the_prose_is_a_link(book: Path) -> None:
     assert linked > 150
     positional = (book / "chapters" / "positional.html").read_text(encoding="utf-8")
     assert '<a href="arrays.broadcast.html">minipe/arrays/broadcast.py</a>' in positional
+
+
+def test_prose_keeps_an_option_whole_and_a_wrapped_number_in_its_sentence() -> None:
+    def nowhere(target: str) -> str:
+        return ""
+
+    assert inline("Run: python x.py [--step]", nowhere) == (
+        'Run: python x.py <span class="nobr">[--step]</span>')
+    # lesson 18's question wraps before "32.": one paragraph; after a full stop, a new point
+    assert blocks("hand it 16 and\n32. Does it hold?", nowhere) == (
+        "<p>hand it 16 and 32. Does it hold?</p>")
+    assert blocks("Fixed.\n2. Learned.", nowhere) == "<p>Fixed.</p>\n<p>2. Learned.</p>"

@@ -34,7 +34,7 @@ main { max-width: 60rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
 p, ul, ol, .lead { max-width: 40em; }
 .meta { max-width: none; }
 p, li, td, .meta { overflow-wrap: break-word; }  /* a long path or name breaks, not the page */
-p code, li code, td code { overflow-wrap: break-word; } code.nobr { white-space: nowrap; }
+p code, li code, td code { overflow-wrap: break-word; } .nobr { white-space: nowrap; }
 h1 { font-size: 2rem; line-height: 1.2; margin: 1.2rem 0 .4rem; }
 h2 { font-size: 1.35rem; margin: 2.2rem 0 .6rem; border-bottom: 1px solid var(--rule); }
 h3 { font-size: 1.1rem; margin: 1.6rem 0 .4rem; }

@@ -64,10 +64,19 @@ def _named(text: str, resolve: Resolve, paths: bool) -> str:
     for match in PATH.finditer(text) if paths else ():
         href = resolve(match.group(0))
         if href:
-            out += [html.escape(text[at:match.start()], quote=False),
+            out += [_escaped(text[at:match.start()]),
                     f'<a href="{html.escape(href)}">{match.group(0)}</a>']
             at = match.end()
-    return "".join(out) + html.escape(text[at:], quote=False)
+    return "".join(out) + _escaped(text[at:])
+
+
+OPTION = re.compile(r"\[?--\w[\w-]*\]?")  # "[--step]": one word, never broken at its hyphens
+
+
+def _escaped(text: str) -> str:
+    """Plain text, escaped, each command-line option kept on one line."""
+    return OPTION.sub(lambda found: f"<span{NOBR}>{found.group(0)}</span>",
+                      html.escape(text, quote=False))
 
 
 def blocks(text: str, resolve: Resolve) -> str:
