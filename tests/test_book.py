@@ -417,11 +417,11 @@ def test_a_table_cell_carries_its_columns_name_and_a_function_is_named(book: Pat
 POWER_BY_CARET = re.compile(r"[\w)\]|]\^(?![TV]\b)")  # x^2, e^z; K^T (a transpose), a^V a name
 
 
-def test_the_docstrings_write_powers_one_way() -> None:
+def test_the_docstrings_write_powers_one_way() -> None:  # the chapters' and the lessons'
     # base**(2i / d_model), as the line that computes it reads: never base^(2i / d_model)
     # beside it (a `code span` quotes what a program prints, as written)
     mixed = []
-    for path in sorted((ROOT / "minipe").rglob("*.py")):
+    for path in [*sorted((ROOT / "minipe").rglob("*.py")), *LESSONS]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
                                  ast.AsyncFunctionDef)):

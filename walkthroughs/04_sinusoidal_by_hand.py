@@ -6,8 +6,8 @@ for d_model = 4, as lecture 003 does, then check them against minipe.
 Claim checked (lectures 003 and 004): the formula gives lecture 003's
 worked values of PE(pos), except where the lectures slip (see the errata).
 
-    PE(pos, 2i)     = sin(pos / 10000^(2i / d_model))
-    PE(pos, 2i + 1) = cos(pos / 10000^(2i / d_model))
+    PE(pos, 2i)     = sin(pos / 10000**(2i / d_model))
+    PE(pos, 2i + 1) = cos(pos / 10000**(2i / d_model))
 
 Lectures 003 and 004. Run: python walkthroughs/04_sinusoidal_by_hand.py [--step]
 """

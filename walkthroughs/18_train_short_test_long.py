@@ -69,7 +69,7 @@ def shares_right(model: TinyModel, task: str, n: int) -> tuple[float, float]:
 def score_by_distance(model: TinyModel, distances: range) -> list[float]:
     """The part of the score that is the distance r alone: the mean query (over all 8
     tokens) at position r against the mean key at position 0, turned by the model's
-    theta_i and scaled as its attention is: (q . k) * scale^2 / sqrt(d)."""
+    theta_i and scaled as its attention is: (q . k) * scale**2 / sqrt(d)."""
     weights = model.parameters()
     E = weights["token_embedding"]  # (8, d): every token's row
     q_rows, k_rows = (E @ weights["W_q"]).tolist(), (E @ weights["W_k"]).tolist()  # (8, d)
