@@ -121,6 +121,19 @@ BROADCAST_BACK = ("def broadcast_backward(d_X, context_length):\n"
                   "    d_P = [[0.0] * len(d_X[0][0]) for _ in range(context_length)]\n{body}"
                   "    return d_P\n")
 
+MERGE_EACH = """    out = []
+    for piece in pieces:
+        i = 0
+        while i < len(piece):
+            if tuple(piece[i:i + 2]) == best:
+                out.append(new_id)
+                i += 2
+            else:
+                out.append(piece[i])
+                i += 1
+    return out
+"""  # exercise 22's merge, left to right in every piece, after a pair `best` is chosen
+
 MISTAKE_SOLUTIONS: list[tuple[str, int, str]] = [
     ("sin-cos-swapped", 3, PE_ROW.format(angle=RIGHT_ANGLE, first="cos", second="sin")),
     ("halves-for-interleaved", 4, "def pe_table(num_positions, d_model):\n    rows = []\n"
@@ -771,6 +784,90 @@ def alibi_slopes(num_heads):
     twice = [2 ** (-8 * (h + 1) / (2 * power)) for h in range(2 * power)]
     return slopes + twice[1::2][:num_heads - power]  # the odd ones, skipping the first
 '''),
+    (22, "merge-across-pieces", '''
+def merge_step(pieces, new_id):
+    flat = [t for piece in pieces for t in piece]  # the whole text as one list
+    counts = {}
+    for pair in zip(flat, flat[1:]):
+        counts[pair] = counts.get(pair, 0) + 1
+    if not counts:
+        return flat
+    best = max(counts, key=counts.get)
+''' + MERGE_EACH),
+    (22, "ties-to-the-last", '''
+def merge_step(pieces, new_id):
+    counts = {}
+    for piece in pieces:
+        for pair in zip(piece, piece[1:]):
+            counts[pair] = counts.get(pair, 0) + 1
+    if not counts:
+        return [t for piece in pieces for t in piece]
+    best = sorted(counts.items(), key=lambda item: item[1])[-1][0]  # the largest count
+''' + MERGE_EACH),
+    (22, "merge-first-only", '''
+def merge_step(pieces, new_id):
+    counts = {}
+    for piece in pieces:
+        for pair in zip(piece, piece[1:]):
+            counts[pair] = counts.get(pair, 0) + 1
+    if not counts:
+        return [t for piece in pieces for t in piece]
+    best = max(counts, key=counts.get)
+    out = []
+    for piece in pieces:
+        pairs = list(zip(piece, piece[1:]))
+        if best in pairs:
+            i = pairs.index(best)  # where the pair is
+            piece = piece[:i] + [new_id] + piece[i + 2:]
+        out += piece
+    return out
+'''),
+    (22, "", '''
+def merge_step(pieces, new_id):
+    counts = {}
+    for piece in pieces:
+        for pair in set(zip(piece, piece[1:])):  # each pair once a piece
+            counts[pair] = counts.get(pair, 0) + 1
+    best = max(counts, key=counts.get) if counts else None
+''' + MERGE_EACH),
+    (23, "stride-skips", '''
+def sliding_windows(ids, max_length, stride):
+    out = []
+    start = 0
+    while start + max_length < len(ids):
+        chunk = ids[start:start + max_length + 1]  # inputs and the extra target
+        out.append([chunk[:-1], chunk[1:]])
+        start += stride + 1  # past the chunk's last token
+    return out
+'''),
+    (23, "stride-as-overlap", '''
+def sliding_windows(ids, max_length, stride):
+    step = max_length - stride  # stride tokens shared by two windows
+    return [[ids[s:s + max_length], ids[s + 1:s + max_length + 1]]
+            for s in range(0, len(ids) - max_length, step)]
+'''),
+    (23, "targets-not-shifted", '''
+def sliding_windows(ids, max_length, stride):
+    out = []
+    for s in range(0, len(ids) - max_length, stride):
+        window = ids[s:s + max_length]
+        out.append([window, window])
+    return out
+'''),
+    (23, "windows-stop-early", '''
+def sliding_windows(ids, max_length, stride):
+    out = []
+    for s in range(0, len(ids) - max_length - 1, stride):  # room for the target
+        out.append([ids[s:s + max_length], ids[s + 1:s + max_length + 1]])
+    return out
+'''),
+    (23, "", '''
+def sliding_windows(ids, max_length, stride):
+    out = []
+    for s in range(0, len(ids) - max_length + 1, stride):  # every full window of inputs
+        out.append([ids[s:s + max_length], ids[s + 1:s + max_length + 1]])
+    return out
+'''),
 ]
 
 
@@ -926,7 +1023,7 @@ def test_every_example_in_a_stub_is_what_a_right_solution_returns() -> None:
             expected = eval(shown.replace("*", "None"), {"inf": math.inf})
             assert _agrees(expected, actual), (item.stem, call, actual)
             checked += 1
-    assert checked == 28  # the examples `grep -- "->" walkthroughs/exercises/*.py` lists
+    assert checked == 32  # the examples `grep -- "->" walkthroughs/exercises/*.py` lists
 
 
 # ---------------------------------------------------------------------------
@@ -995,7 +1092,7 @@ def test_the_list_says_done_and_check_alone_takes_the_first_not_done(
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].split()[:1] == ["1"] and "  done  " in lines[1]
     assert "not done" in lines[2]
-    assert lines[-1] == "1 of 21 done. Next: python -m minipe exercises check 2"
+    assert lines[-1] == "1 of 23 done. Next: python -m minipe exercises check 2"
     assert main(["exercises", "--dir", str(folder), "check"]) == 1
     assert "exercise 2 is not done yet" in capsys.readouterr().out
 
@@ -1011,7 +1108,7 @@ def test_hint_and_solution(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert "def softmax(scores: list[float]) -> list[float]:" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv", [["check", "22"], ["hint", "0"], ["solution", "x"], ["--bad"],
+@pytest.mark.parametrize("argv", [["check", "24"], ["hint", "0"], ["solution", "x"], ["--bad"],
                                   ["frobnicate"]])
 def test_bad_options_and_unknown_exercises_exit_2(argv: list[str],
                                                   capsys: pytest.CaptureFixture[str]) -> None:
@@ -1073,8 +1170,8 @@ def test_the_readmes_first_two_minutes_are_what_the_command_prints(
     stub.write_text(untouched[:start] + swapped.replace("math.COS", "math.sin") + "\n")
     assert main(["exercises", "check", "3"]) == 0
     assert capsys.readouterr().out.rstrip("\n") == right
-    assert "knows fifty-seven mistakes by name" in " ".join(section.split())
-    assert len(MISTAKES) == 57
+    assert "knows sixty-four mistakes by name" in " ".join(section.split())
+    assert len(MISTAKES) == 64
 
 
 def test_the_list_ends_quietly_when_its_reader_has_left() -> None:

@@ -34,7 +34,7 @@ TOOLS = ["plot.colors", "plot.files", "plot.table", "plot.terminal", "plot.svg",
          "book.sources", "book.runs", "book.prose", "book.literate", "book.pages",
          "book.notebooks", "book", "book.command",
          "exercises", "exercises.mistakes", "exercises.reference", "exercises.wrong",
-         "exercises.wrong_17_21",
+         "exercises.wrong_17_21", "exercises.wrong_22_23",
          "exercises.catalogue", "exercises.checker", "exercises.solutions", "exercises.stubs",
          "exercises.__main__", "__main__"]
 READING_ORDER = SUPPORT + APPENDICES + CHAPTERS + TRAINING + TOOLS

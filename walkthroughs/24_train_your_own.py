@@ -110,3 +110,4 @@ if __name__ == "__main__":
     lesson.check("the last merges hold ' then' and 'aking'", " then" in last and "aking" in last)
     print("Late merges join rarer pairs: pieces of words ('aking') and whole words of")
     print("this story with their space (' then'). GPT-2 went on to 50,000.")
+    print("Now try exercise 22: python -m minipe exercises check 22")

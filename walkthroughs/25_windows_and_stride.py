@@ -108,3 +108,4 @@ if __name__ == "__main__":
     print("the number of tokens two chunks share (so says their documentation). Their")
     print("stride=1 at max_length 4 starts a chunk every 3 tokens: sliding_windows(ids,")
     print("4, stride=3) here. One word, two meanings: check which one a library means.")
+    print("Now try exercise 23: python -m minipe exercises check 23")

@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from minipe.exercises import reference, wrong, wrong_17_21
+from minipe.exercises import reference, wrong, wrong_17_21, wrong_22_23
 from minipe.relative import alibi_slopes
 
 Function = Callable[..., Any]
@@ -196,6 +196,29 @@ def _slopes_cases() -> list[tuple[Any, ...]]:
     return [(8,), (4,), (6,), (12,), (3,)]
 
 
+def _bytes_of(*pieces: str) -> list[list[int]]:
+    """Pre-tokenizer pieces, in the text's order, as their UTF-8 bytes (a trained
+    tokenizer's IDs 0..255)."""
+    return [list(piece.encode("utf-8")) for piece in pieces]
+
+
+def _merge_step_cases() -> list[tuple[Any, ...]]:
+    return [(_bytes_of("the", " cat", " sat", " on", " the", " mat"), 256),  # 'a' 't' x 3
+            ([[3], [1, 2], [3], [1, 2], [3], [4, 5]], 256),  # (3, 1) x 2 only across pieces
+            ([[1, 2], [2, 3], [2, 3], [1, 2]], 300),  # a tie: (1, 2) was seen first
+            ([[5, 5, 5, 5], [2, 3], [2, 3]], 256),  # (5, 5) three times in one piece
+            ([[7, 7, 7, 7], [7, 7, 7]], 256),  # (7, 7) five times; merged left to right
+            ([[1], [2], [3]], 256),  # no pair inside a piece: nothing to merge
+            (_bytes_of("low", " low", " low", " lower", " newest", " newest", " widest"), 256)]
+
+
+def _windows_cases() -> list[tuple[Any, ...]]:
+    rng = random.Random(23)
+    ids = [rng.randrange(50257) for _ in range(14)]
+    return [(list(range(10, 19)), 4, 1), (list(range(10, 16)), 2, 2), (ids, 4, 1), (ids, 4, 4),
+            (ids, 4, 5), (ids[:9], 4, 2), (ids[:4], 4, 1)]
+
+
 PE_MISTAKES = (("sin-cos-swapped", wrong.pe_swapped), ("halves-for-interleaved", wrong.pe_halves),
                ("base-100000", wrong.pe_with_base(100000.0)),
                ("base-1000", wrong.pe_with_base(1000.0)),
@@ -352,6 +375,23 @@ EXERCISES = (
              "power = the largest power of two <= num_heads; slopes 2 ** (-8 * (h + 1) / "
              "power) for h < power; then, while some are missing, every other slope of "
              "2 * power: 2 ** (-8 * (h + 1) / (2 * power)) for h = 0, 2, 4, ..."),
+    Exercise(22, "22_merge_step", "merge_step", "one step of training a BPE: merge a pair",
+             "minipe/subword.py", _merge_step_cases, reference.merge_step,
+             (("merge-across-pieces", wrong_22_23.merge_across_pieces),
+              ("ties-to-the-last", wrong_22_23.ties_to_the_last),
+              ("merge-first-only", wrong_22_23.merge_first_only)),
+             "Count every neighbouring pair inside each piece (zip(piece, piece[1:])), in a "
+             "dict that keeps the order pairs were first seen; max(counts, key=counts.get) "
+             "is the pair; then walk each piece left to right, writing new_id for the pair "
+             "and skipping both its tokens."),
+    Exercise(23, "23_windows", "sliding_windows", "sliding windows: inputs and targets",
+             "minipe/subword.py", _windows_cases, reference.windows,
+             (("stride-skips", wrong_22_23.windows_step_past_the_target),
+              ("stride-as-overlap", wrong_22_23.windows_stride_as_overlap),
+              ("targets-not-shifted", wrong_22_23.windows_targets_not_shifted),
+              ("windows-stop-early", wrong_22_23.windows_stop_early)),
+             "for start in range(0, len(ids) - max_length, stride): inputs are "
+             "ids[start:start + max_length], targets the same slice one token to the right."),
 )
 
 

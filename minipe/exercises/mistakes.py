@@ -52,6 +52,7 @@ BATCHES = "minipe/batches.py"
 GRADIENTS = "minipe/training/gradients.py"
 GENERATION = "minipe/training/generation.py"
 HEADS = "minipe/training/heads.py"
+SUBWORD = "minipe/subword.py"
 
 SOFTMAX_LINE = (ATTENTION, "exps = [math.exp(x_j - m) for x_j in x]")
 CAUSAL_LINE = (ATTENTION, "0.0 if j <= i else -math.inf")
@@ -288,6 +289,37 @@ MISTAKES = {m.key: m for m in [
              "you took the first extra slopes of twice the power; the extra heads take every "
              "other one ([0::2]), which are not already among the power's",
              (RELATIVE, "slopes += _geometric_slopes(2 * power)[0::2][:missing]")),
+    _mistake("merge-across-pieces",
+             "you counted pairs over the pieces end to end, so a piece's last token and the "
+             "next piece's first made a pair; pairs are counted inside each piece only, as "
+             "no token may cross the pre-tokenizer's cuts",
+             (SUBWORD, "for pair in zip(ids, ids[1:]):")),
+    _mistake("ties-to-the-last",
+             "you broke a tie between equally frequent pairs in favour of the one seen last; "
+             "the pair seen first wins (max keeps the first of equals)",
+             (SUBWORD, "pair = max(pair_counts, key=pair_counts.__getitem__)")),
+    _mistake("merge-first-only",
+             "you merged only the first occurrence of the pair in a piece; every occurrence "
+             "is merged, left to right",
+             (SUBWORD, "merged.append(new_id)  # the pair becomes one token")),
+    _mistake("stride-skips",
+             "you moved each window stride + 1 tokens on, past its extra target token; the "
+             "next starts stride tokens on, so that at stride = max_length no token is "
+             "skipped as an input",
+             (SUBWORD, "for start in range(0, len(ids) - max_length, stride):")),
+    _mistake("stride-as-overlap",
+             "you read stride as the tokens two windows share (Hugging Face's tokenizers' "
+             "meaning); here it is the step from one window's start to the next",
+             (SUBWORD, "for start in range(0, len(ids) - max_length, stride):")),
+    _mistake("targets-not-shifted",
+             "your targets are the inputs themselves; each position's target is the token "
+             "after it: the inputs shifted one to the left, ids[start + 1:start + max_length "
+             "+ 1]",
+             (SUBWORD, "targets = list(ids[start + 1:start + max_length + 1])")),
+    _mistake("windows-stop-early",
+             "your last window starts one token too soon; a window fits while its targets "
+             "do, up to the text's last token: starts run up to len(ids) - max_length - 1",
+             (SUBWORD, "for start in range(0, len(ids) - max_length, stride):")),
 ]}
 # issue 21's list, in its words, and the keys that name each (a test checks them all)
 ISSUE_21 = {

@@ -20,6 +20,7 @@ from minipe.positional import relative_shift_matrix, sinusoidal_encoding, sinuso
 from minipe.relative import alibi_bias, t5_relative_bucket
 from minipe.relative import alibi_slopes as minipe_alibi_slopes
 from minipe.rotary import apply_rotary, rotary_thetas
+from minipe.subword import count_pairs, merge, sliding_windows
 from minipe.tokenizer import Tokenizer
 
 
@@ -145,3 +146,18 @@ def partial_rotary(row: list[float], pos: int, rotary_dims: int) -> list[float]:
 
 def alibi_slopes(num_heads: int) -> list[float]:
     return minipe_alibi_slopes(num_heads)
+
+
+def merge_step(pieces: list[list[int]], new_id: int) -> list[int]:
+    """Chapter 1b's training step: the most frequent pair inside the pieces (ties: the first
+    seen) merged in every piece; the pieces' tokens end to end."""
+    pair_counts = count_pairs(pieces, [1] * len(pieces))  # each piece as often as it occurs
+    if not pair_counts:
+        return [token for piece in pieces for token in piece]
+    pair = max(pair_counts, key=pair_counts.__getitem__)
+    return [token for piece in pieces for token in merge(piece, pair, new_id)]
+
+
+def windows(ids: list[int], max_length: int, stride: int) -> list[list[list[int]]]:
+    """Chapter 1b's sliding_windows, each window as [inputs, targets]."""
+    return [[inputs, targets] for inputs, targets in sliding_windows(ids, max_length, stride)]

@@ -191,3 +191,35 @@ def alibi_slopes(num_heads: int) -> list[float]:
     slopes = [2 ** (-8 * (h + 1) / power) for h in range(power)]
     extra = [2 ** (-8 * (h + 1) / (2 * power)) for h in range(0, 2 * power, 2)]  # every other
     return slopes + extra[:num_heads - power]
+
+
+def merge_step(pieces: list[list[int]], new_id: int) -> list[int]:
+    counts: dict[tuple[int, int], int] = {}  # a dict keeps the order pairs were first seen
+    for piece in pieces:
+        for pair in zip(piece, piece[1:]):  # inside the piece: no pair crosses two pieces
+            counts[pair] = counts.get(pair, 0) + 1
+    tokens: list[int] = []
+    if not counts:
+        for piece in pieces:
+            tokens += piece
+        return tokens
+    best = max(counts, key=counts.__getitem__)  # max keeps the first of equals
+    for piece in pieces:
+        i = 0
+        while i < len(piece):
+            if i + 1 < len(piece) and (piece[i], piece[i + 1]) == best:
+                tokens.append(new_id)  # the pair becomes one token
+                i += 2
+            else:
+                tokens.append(piece[i])
+                i += 1
+    return tokens
+
+
+def sliding_windows(ids: list[int], max_length: int, stride: int) -> list[list[list[int]]]:
+    windows = []
+    for start in range(0, len(ids) - max_length, stride):  # while a full target fits
+        inputs = ids[start:start + max_length]
+        targets = ids[start + 1:start + max_length + 1]  # one token to the right
+        windows.append([inputs, targets])
+    return windows
