@@ -139,18 +139,18 @@ def build_book(out: Path, runs: Mapping[str, LessonRun], root: Path = ROOT) -> l
                             f"{html.escape(lesson.title)}</a>" for lesson in users)
         part = (f"Appendix page {tools.index(name) + 1} of {len(tools)}, the machinery"
                 if name in tools else f"Chapter page {main.index(name) + 1} of {len(main)}")
-        heading = (f"<h1>{html.escape(repo_path)}</h1>\n<p class=\"meta\">{part} · the file:"
-                   f" <a href=\"{site.file(here, repo_path)}\">{html.escape(repo_path)}</a>"
-                   f"<br>Lessons about it: {used_by or 'none'}</p>")
-        face = name.rpartition(".")[0]  # a package's member: the package's page leads
+        face = name.rpartition(".")[0]  # a package's member: the package's page has the row
+        place = ""
         if name in rows and face in rows and rows[face] == rows[name]:
-            heading += (f"\n<p class=\"lead\"><em>Part of chapter {html.escape(rows[name][0])}"
-                        f":</em> <a href=\"{site.page(here, chapter_page(face))}\">"
-                        f"{html.escape(face)}</a></p>")
+            place = (f"<br><em>Part of chapter {html.escape(rows[name][0])}:</em> <a href=\""
+                     f"{site.page(here, chapter_page(face))}\">{html.escape(face)}</a>")
         elif name in rows:
             number, teaches = rows[name]
-            heading += (f"\n<p class=\"lead\"><em>Chapter {html.escape(number)} of the map:"
-                        f"</em> {inline(teaches.replace(BAR, '|'), resolve)}</p>")
+            place = (f"<br><em>Chapter {html.escape(number)} of the map:</em> "
+                     f"{inline(teaches.replace(BAR, '|'), resolve)}")
+        heading = (f"<h1>{html.escape(repo_path)}</h1>\n<p class=\"meta\">{part} · the file:"
+                   f" <a href=\"{site.file(here, repo_path)}\">{html.escape(repo_path)}</a>"
+                   f"{place}<br>Lessons about it: {used_by or 'none'}</p>")
         source = (root / repo_path).read_text(encoding="utf-8")
         members = tuple(f'<li><a href="{site.page(here, chapter_page(other))}">{other}</a></li>'
                         for other in chapters if other.startswith(name + "."))  # a package's
