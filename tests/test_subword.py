@@ -74,6 +74,24 @@ def test_the_known_vectors(gpt2: BytePairTokenizer) -> None:
     assert [gpt2.vocab[i] for i in (3835, 258, 1652)] == [b" books", b"he", b"lf"]
 
 
+# The GPT-2 IDs that rasbt/LLMs-from-scratch's BPE-from-scratch tests assert (ch02,
+# 05_bpe-from-scratch), each also tiktoken's there.
+RASBT_VECTORS = {
+    "This is some text": [1212, 318, 617, 2420],
+    "Hello,": [15496, 11],
+    "Implementations": [3546, 26908, 602],
+    "asdf asdfasdf a!!, @aba 9asdf90asdfk": [292, 7568, 355, 7568, 292, 7568, 257, 3228, 11,
+                                             2488, 15498, 860, 292, 7568, 3829, 292, 7568, 74],
+    "Hello, world. Is this-- a test?": [15496, 11, 995, 13, 1148, 428, 438, 257, 1332, 30],
+}
+
+
+@pytest.mark.parametrize("text", RASBT_VECTORS)
+def test_the_vectors_of_the_from_scratch_book(gpt2: BytePairTokenizer, text: str) -> None:
+    assert gpt2.encode(text) == RASBT_VECTORS[text]
+    assert gpt2.decode(RASBT_VECTORS[text]) == text
+
+
 def test_one_word_four_ids(gpt2: BytePairTokenizer) -> None:
     assert [gpt2.encode(word) for word in ("the", " the", "The", " The")] == [
         [1169], [262], [464], [383]]
