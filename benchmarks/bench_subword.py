@@ -5,8 +5,8 @@ Three rows (issue 33):
 - the first `BytePairTokenizer.gpt2()`, in a fresh interpreter: reading the 50,000
   merges and building GPT-2's pattern (target: under TARGET_LOAD seconds);
 - `import minipe` in a fresh interpreter, which must not load them (nothing at import);
-- encoding TEXT_LENGTH characters of The Verdict (repeated: 20,479 characters five
-  times) with minipe's `encode`, each run on a fresh tokenizer (its cache of pieces
+- encoding TEXT_LENGTH characters, The Verdict (20,479) and then seeded made-up words
+  (so that no piece comes back by copying), with minipe's `encode`, each run on a fresh tokenizer (its cache of pieces
   starts empty), and, side by side on the same merges and the same text, with the
   pure-Python encoder of OpenAI's tokenizer library,
   `tiktoken._educational.SimpleBytePairEncoding` (target: minipe at least as fast).
@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import platform
+import random
 import subprocess
 import sys
 import time
@@ -57,6 +58,20 @@ def _fresh(script: str, repeats: int) -> float:
     return min(times)
 
 
+def _words_never_seen(length: int) -> str:
+    """`length` characters of seeded made-up words (2-9 letters, now and then a capital, a
+    comma or a number): after The Verdict, text whose pieces a cache has mostly not met."""
+    rng = random.Random(0)
+    words: list[str] = []
+    while sum(map(len, words)) + len(words) < length:
+        word = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9)))
+        kind = rng.random()
+        word = (word.capitalize() if kind < 0.1 else word + "," if kind < 0.2
+                else str(rng.randint(0, 9999)) if kind < 0.25 else word)
+        words.append(word)
+    return " " + " ".join(words)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one run of 10,000 characters")
@@ -78,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"first gpt2() and its first encode {loaded:8.3f} s   (target < {TARGET_LOAD} s)")
 
     verdict = (ROOT / "minipe" / "data" / "the-verdict.txt").read_text(encoding="utf-8")
-    text = (verdict * (length // len(verdict) + 1))[:length]
+    text = (verdict + _words_never_seen(length))[:length]  # no piece repeats by copying
     gpt2 = BytePairTokenizer.gpt2()
     fresh = [BytePairTokenizer(list(gpt2.merges), byte_ids=gpt2.byte_ids,
                                special_tokens=list(gpt2.special_tokens)) for _ in range(repeats)]
