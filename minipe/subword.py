@@ -61,10 +61,11 @@ def merge(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
     >>> merge([5, 6, 5, 6, 7], (5, 6), 256)
     [256, 256, 7]
     """
+    first, second = pair
     merged = []
     i = 0
     while i < len(ids):
-        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
+        if ids[i] == first and i + 1 < len(ids) and ids[i + 1] == second:
             merged.append(new_id)  # the pair becomes one token
             i += 2
         else:
@@ -82,11 +83,12 @@ def byte_pair_encode(ids: list[int], merges: Mapping[tuple[int, int], int]) -> l
     [257, 98]
     """
     while len(ids) >= 2:
-        pairs = list(zip(ids, ids[1:]))  # the neighbours, left to right
-        pair = min(pairs, key=lambda pair: merges.get(pair, NOT_A_MERGE))  # lowest rank first
-        if pair not in merges:
+        ranks = [merges.get(pair, NOT_A_MERGE) for pair in zip(ids, ids[1:])]  # neighbours'
+        new_id = min(ranks)  # the lowest rank first (a merge's new ID is its rank)
+        if new_id == NOT_A_MERGE:
             break  # no neighbouring pair is a merge: done
-        ids = merge(ids, pair, merges[pair])
+        i = ranks.index(new_id)  # the first place it stands
+        ids = merge(ids, (ids[i], ids[i + 1]), new_id)
     return ids
 
 
