@@ -7,6 +7,7 @@ other projects assert (tiktoken's "hello world", minbpe's Wikipedia example).
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import re
@@ -239,6 +240,31 @@ def test_sliding_windows_by_hand() -> None:
     assert sliding_windows(ids, 7, 1) == []  # no room for the last target
     with pytest.raises(ValueError, match="stride must be >= 1, got 0"):
         sliding_windows(ids, 2, 0)
+
+
+def test_hugging_faces_stride_is_an_overlap(gpt2: BytePairTokenizer) -> None:
+    # Lesson 25 says so; the windows are Hugging Face's tokenizers' own, saved by hand
+    saved = REFERENCE["hugging_face"]
+    ids = gpt2.encode(saved["text"])
+    assert ids == REFERENCE["verdict_ids"][:len(ids)]  # The Verdict's first tokens
+    for stride, windows in saved["windows"].items():
+        overlap = int(stride)
+        step = saved["max_length"] - overlap
+        assert windows == [ids[start:start + saved["max_length"]]
+                           for start in range(0, len(ids) - overlap, step)]
+        assert all(before[-overlap:] == after[:overlap]
+                   for before, after in zip(windows, windows[1:]))
+        full = [window for window in windows if len(window) == saved["max_length"]]
+        ours = [inputs for inputs, _ in sliding_windows(ids, saved["max_length"], step)]
+        assert ours == full[:len(ours)] and len(ours) >= len(full) - 1
+
+
+def test_lesson_25_states_hugging_faces_windows() -> None:
+    lesson = (ROOT / "walkthroughs" / "25_windows_and_stride.py").read_text(encoding="utf-8")
+    stated = re.search(r"^HUGGING_FACE_STRIDE_1 = (\[.*?\]\])$", lesson, re.M | re.S)
+    assert stated is not None
+    assert ast.literal_eval(stated.group(1)) == REFERENCE["hugging_face"]["windows"]["1"]
+    assert "stride=2 starts one every 2" in lesson
 
 
 def test_loading_gpt2_is_lazy_and_quick() -> None:

@@ -23,6 +23,12 @@ from minipe import BytePairTokenizer, sliding_windows
 
 VERDICT = Path(__file__).resolve().parent.parent / "minipe" / "data" / "the-verdict.txt"
 MAX_LENGTH = 4  # tokens per window: the positions 0..3
+# What Hugging Face's tokenizers (0.23.3) returned for The Verdict's first 13 tokens
+# with enable_truncation(max_length=4, stride=1): the first window, then the
+# encoding's `overflowing` ones. Saved by tests/reference/make_subword_reference.py;
+# tests/test_subword.py checks these numbers against it.
+HUGGING_FACE_STRIDE_1 = [[40, 367, 2885, 1464], [1464, 1807, 3619, 402],
+                         [402, 271, 10899, 2138], [2138, 257, 7026, 15632]]
 
 
 def show(windows: list[tuple[list[int], list[int]]], count: int) -> None:
@@ -98,14 +104,20 @@ if __name__ == "__main__":
 if __name__ == "__main__":
     lesson.stage("Hugging Face's tokenizer stride: an overlap, not a step")
 
-    overlap = 1
-    step = MAX_LENGTH - overlap
-    hugging = sliding_windows(ids, max_length=MAX_LENGTH, stride=step)
+    print("Hugging Face's tokenizers, max_length=4 and stride=1, on the first 13 tokens:")
+    for pair in range(0, len(HUGGING_FACE_STRIDE_1), 2):
+        print("   " + "  ".join(f"{window}" for window in HUGGING_FACE_STRIDE_1[pair:pair + 2]))
+    overlap = 1  # their stride=1
+    lesson.check("each of their windows starts with the last token of the one before",
+                 all(before[-overlap:] == after[:overlap]
+                     for before, after in zip(HUGGING_FACE_STRIDE_1, HUGGING_FACE_STRIDE_1[1:])))
+    hugging = sliding_windows(ids, max_length=MAX_LENGTH, stride=MAX_LENGTH - overlap)
+    lesson.check("they are the inputs of sliding_windows(ids, 4, stride=3)",
+                 [inputs for inputs, _ in hugging[:4]] == HUGGING_FACE_STRIDE_1)
+    print("Ours, sliding_windows(ids, 4, stride=3):")
     show(hugging, 2)
-    lesson.check("windows 3 tokens apart share 1 token",
-                 hugging[0][0][-overlap:] == hugging[1][0][:overlap])
-    print("Hugging Face's tokenizers take stride=N, with return_overflowing_tokens, as")
-    print("the number of tokens two chunks share (so says their documentation). Their")
-    print("stride=1 at max_length 4 starts a chunk every 3 tokens: sliding_windows(ids,")
-    print("4, stride=3) here. One word, two meanings: check which one a library means.")
+    print("Their stride is the number of tokens two windows share, an overlap: their")
+    print("stride=1 at max_length 4 starts a window every 3 tokens, our stride=3. (Their")
+    print("stride=2 starts one every 2.) One word, two meanings: check which one a")
+    print("library means.")
     print("Now try exercise 23: python -m minipe exercises check 23")

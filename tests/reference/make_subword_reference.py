@@ -1,4 +1,5 @@
-"""Write subword_reference.json: OpenAI's tokenizer library (tiktoken) on GPT-2's merges.
+"""Write subword_reference.json: OpenAI's tokenizer library (tiktoken) on GPT-2's merges,
+and Hugging Face's (tokenizers) where it matters: what its `stride` means.
 
 Run by hand, once, where tiktoken is installed; the test suite never imports it, and
 this script reads nothing from minipe but the shipped data files. tiktoken's Encoding
@@ -6,8 +7,13 @@ is built here from minipe/data/gpt2-vocab.bpe (no network): its ranks are the 25
 in GPT-2's byte-to-unicode order, then one per merge line, as tiktoken's own
 data_gym_to_mergeable_bpe_ranks builds them (which also wants encoder.json, only to
 check them). Strings are drawn with random.Random(seed) and stored beside their IDs.
+Hugging Face's byte-level BPE is built from the same merges (its vocabulary: each
+byte's GPT-2 symbol, then each merge's two halves joined); the script checks that it
+encodes every seeded string and The Verdict to tiktoken's IDs, then saves the windows it
+returns with enable_truncation(max_length=4, stride=1 or 2): the first window and its
+`overflowing` ones.
 
-    python -m pip install tiktoken
+    python -m pip install tiktoken tokenizers
     python tests/reference/make_subword_reference.py   # rewrites subword_reference.json
 
 tests/test_subword.py compares minipe.BytePairTokenizer with these numbers.
@@ -22,12 +28,15 @@ from pathlib import Path
 from typing import Any
 
 import tiktoken
+import tokenizers
 from tiktoken import _educational
+from tokenizers import decoders, models, pre_tokenizers
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 DATA = ROOT / "minipe" / "data"
 OUT = Path(__file__).with_name("subword_reference.json")
 SEED = 33
+HUGGING_FACE_TEXT = "I HAD always thought Jack Gisburn rather a cheap genius"  # The Verdict's start
 
 WORDS = ["the", "The", " the", "cat", "bookshelf", "positional", "encodings", "hello",
          "world", "don't", "I'll", "we've", "she'd", "I'm", "it's", "THEY'RE", "naïve",
@@ -52,22 +61,56 @@ POOLS = {
 }
 
 
-def gpt2_ranks() -> dict[bytes, int]:
-    """bytes -> rank, from vocab.bpe and GPT-2's byte-to-unicode table (no encoder.json)."""
+def byte_symbols() -> dict[str, int]:
+    """GPT-2's byte-to-unicode table, read backwards: symbol -> byte, in ID order."""
     printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
                  *range(ord("®"), ord("ÿ") + 1)]
-    order = printable + [b for b in range(256) if b not in printable]
-    symbol = {chr(b) if b in printable else chr(256 + n): b
-              for n, b in enumerate(b for b in range(256) if b not in printable)}
-    symbol.update({chr(b): b for b in printable})
-    ranks = {bytes([b]): rank for rank, b in enumerate(order)}
-    lines = (DATA / "gpt2-vocab.bpe").read_text(encoding="utf-8").split("\n")[1:-1]
-    for line in lines:
+    others = [b for b in range(256) if b not in printable]
+    return {**{chr(b): b for b in printable},
+            **{chr(256 + n): b for n, b in enumerate(others)}}
+
+
+def merge_lines() -> list[str]:
+    return (DATA / "gpt2-vocab.bpe").read_text(encoding="utf-8").split("\n")[1:-1]
+
+
+def gpt2_ranks() -> dict[bytes, int]:
+    """bytes -> rank, from vocab.bpe and GPT-2's byte-to-unicode table (no encoder.json)."""
+    symbol = byte_symbols()
+    ranks = {bytes([b]): rank for rank, b in enumerate(symbol.values())}
+    for line in merge_lines():
         left, right = line.split()
         ranks[bytes(map(symbol.__getitem__, left)) + bytes(map(symbol.__getitem__, right))] = (
             len(ranks))
     assert len(ranks) == 50256
     return ranks
+
+
+def hugging_face_gpt2() -> tokenizers.Tokenizer:
+    """Hugging Face's byte-level BPE on the same merges: symbol strings, not bytes."""
+    vocab = {symbol: rank for rank, symbol in enumerate(byte_symbols())}
+    merges = [(line.split()[0], line.split()[1]) for line in merge_lines()]
+    for left, right in merges:
+        vocab[left + right] = len(vocab)
+    gpt2 = tokenizers.Tokenizer(models.BPE(vocab=vocab, merges=merges))
+    gpt2.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    gpt2.decoder = decoders.ByteLevel()
+    return gpt2
+
+
+def hugging_face_windows(expected: dict[str, list[int]]) -> dict[str, Any]:
+    """Its IDs checked against tiktoken's, then its windows for stride 1 and 2."""
+    gpt2 = hugging_face_gpt2()
+    for text, ids in expected.items():
+        assert gpt2.encode(text).ids == ids, text
+    windows = {}
+    for stride in (1, 2):
+        gpt2.enable_truncation(max_length=4, stride=stride)
+        encoding = gpt2.encode(HUGGING_FACE_TEXT)
+        windows[str(stride)] = [encoding.ids] + [more.ids for more in encoding.overflowing]
+    return {"made_by": f"tokenizers {tokenizers.__version__}",
+            "agrees_with_tiktoken_on": len(expected), "text": HUGGING_FACE_TEXT,
+            "max_length": 4, "windows": windows}
 
 
 def random_string(rng: random.Random) -> str:
@@ -112,7 +155,7 @@ def main() -> None:
     wikipedia = _educational.bpe_train("aaabdaaabac", 256 + 3, trainer_pattern, visualise=None)
     wikipedia_encoding = _educational.SimpleBytePairEncoding(pat_str=trainer_pattern,
                                                              mergeable_ranks=wikipedia)
-    reference = {
+    reference: dict[str, Any] = {
         "made_by": f"tiktoken {tiktoken.__version__}, Python {sys.version.split()[0]}",
         "seed": SEED,
         "strings": [[text, gpt2.encode(text)] for text in strings],
@@ -123,10 +166,13 @@ def main() -> None:
         "trained": trained,
         "wikipedia": wikipedia_encoding.encode("aaabdaaabac", visualise=None),
     }
+    reference["hugging_face"] = hugging_face_windows(
+        {**dict(reference["strings"]), verdict: reference["verdict_ids"]})
     OUT.write_text(json.dumps(reference, ensure_ascii=False) + "\n",
                    encoding="utf-8")
     print(f"wrote {OUT.name}: {len(strings)} strings, The Verdict {len(reference['verdict_ids'])} "
-          f"tokens, trained at {sorted(trained)}")
+          f"tokens, trained at {sorted(trained)}; Hugging Face agrees on "
+          f"{reference['hugging_face']['agrees_with_tiktoken_on']} texts")
 
 
 if __name__ == "__main__":
