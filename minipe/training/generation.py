@@ -35,7 +35,8 @@ import math
 from dataclasses import dataclass
 from typing import Protocol, Sequence
 
-from minipe.arrays import Matrix, Vector, dot
+from minipe.arrays import Matrix
+from minipe.arrays.vector import dots
 from minipe.attention import softmax
 from minipe.checks import check_type, checked_size
 from minipe.training.heads import alibi_at, every_head, position_rows, turned, turned_back
@@ -96,35 +97,36 @@ def next_logits(model: CachedModel, cache: KVCache, token_id: int) -> tuple[list
     if model.positions in ("learned", "sinusoidal"):
         x = x + position_rows(model.positions, weights.get("position_embedding"), 1,
                               model.d_model, model.base, [pos])[0]  # + P[pos]
-    q_row, k_row, v_row = x @ weights["W_q"], x @ weights["W_k"], x @ weights["W_v"]  # (d,)
-    q_and_k = Matrix([q_row, k_row])  # (2, d): the token's query and key
-    head_dim = model.head_dim
+    d, head_dim = model.d_model, model.head_dim
+    columns = weights["W_q"].T.rows + weights["W_k"].T.rows + weights["W_v"].T.rows
+    qkv = tuple(dots(x.values, columns))  # (3d,): x [W_q | W_k | W_v], one row . each column
+    q_row, k_row, v_row = qkv[:d], qkv[d:2 * d], qkv[2 * d:]  # (d,) each
     whole = every_head(model.frequencies, head_dim, model.num_heads)
     if whole is not None:  # RoPE: every head's q and k turned together, at pos; k stored turned
-        q_and_k = turned(q_and_k, whole, model.attention_scale, [pos, pos])
+        q_row, k_row = turned(Matrix([q_row, k_row]), whole, model.attention_scale,
+                              [pos, pos]).rows
     sqrt_d = math.sqrt(head_dim)
-    keys, values_T, outputs = [], [], []
+    keys, values_T, joined = [], [], []
     for h in range(model.num_heads):
         cut = slice(h * head_dim, (h + 1) * head_dim)  # head h's columns
-        q, k = q_and_k.rows[0][cut], q_and_k.rows[1][cut]  # (head_dim,) each
+        q, k = q_row[cut], k_row[cut]  # (head_dim,) each
         if model.frequencies is not None and whole is None:  # partial RoPE: head by head
             q, k = turned(Matrix([q, k]), model.frequencies, model.attention_scale,
                           [pos, pos]).rows
         K = _with_row(cache.keys[h], k) if pos else Matrix([k])  # (pos + 1, head_dim)
-        V_T = _with_column(cache.values_T[h], v_row.values[cut]) if pos else (
-            Matrix([v_row.values[cut]]).T)  # (head_dim, pos + 1): V^T
+        V_T = _with_column(cache.values_T[h], v_row[cut]) if pos else (
+            Matrix([v_row[cut]]).T)  # (head_dim, pos + 1): V^T
         # q . k_j / sqrt(head_dim) for the keys j = 0 .. pos, none after it: causal
-        scores = [dot(q, k_j) / sqrt_d for k_j in K.rows]  # (pos + 1,)
+        scores = [score / sqrt_d for score in dots(q, K.rows)]  # (pos + 1,)
         if model.alibi_slopes is not None:
             bias = alibi_at(model.alibi_slopes[h], [pos], range(pos + 1), pos + 1).rows[0]
             scores = [score + b_j for score, b_j in zip(scores, bias)]  # + -m_h (pos - j)
         attention_weights = softmax(scores)  # (pos + 1,)
-        outputs.append(V_T @ attention_weights)  # (head_dim,): sum_j weights_j v_j
+        joined += dots(attention_weights.values, V_T.rows)  # head h's sum_j weights_j v_j
         keys.append(K)
         values_T.append(V_T)
-    joined = Vector([number for output in outputs for number in output])  # (d,): [out_0 | ...]
-    logits = joined @ weights["W_out"]  # (vocab_size,): [out_0 | out_1 ...] W_out
-    return list(logits), _grown(keys, values_T)
+    logits = dots(joined, weights["W_out"].T.rows)  # (vocab_size,): [out_0 | out_1 ...] W_out
+    return logits, _grown(keys, values_T)
 
 
 def _with_row(K: Matrix, k: tuple[float, ...]) -> Matrix:
@@ -193,7 +195,7 @@ def generate_greedy(model: CachedModel, ids: list[int], max_new_tokens: int, *,
     ids = list(ids)
     if not use_cache:
         for _ in range(max_new_tokens):
-            last_row = model.logits(ids).rows[-1]  # the whole sequence again: O(n^2 d)
+            last_row = model.logits(ids).rows[-1]  # the whole sequence again: O(n**2 d)
             ids.append(_top(last_row))
         return ids
     cache = EMPTY
