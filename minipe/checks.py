@@ -200,8 +200,8 @@ def check_choice(value: object, choices: tuple[str, ...], sentence: str,
 
 
 def _count(n: int) -> str:
-    """1,000,000 with commas; a number of more than 20 digits as `~10^k`."""
-    return f"{n:,}" if n < 10**20 else f"~10^{len(str(n)) - 1}"
+    """1,000,000 with commas; a number of more than 20 digits as `~10**k`."""
+    return f"{n:,}" if n < 10**20 else f"~10**{len(str(n)) - 1}"
 
 
 def check_ids(ids: object, size: int, where: str, out_of_range: str) -> None:

@@ -125,7 +125,7 @@ class Trace:
         elif self.positions == "rope":
             lines += [
                 "4. position encodings: none added. RoPE rotates each query and key inside",
-                "   the head instead: pair i at position pos turns by pos * 10000^(-2i/d)",
+                "   the head instead: pair i at position pos turns by pos * 10000**(-2i/d)",
             ]
         elif bias is not None:  # alibi
             lines += [

@@ -12,6 +12,7 @@ from the README read with a plain regex, or are written out by hand.
 from __future__ import annotations
 
 import ast
+import html
 import json
 import re
 import shutil
@@ -415,6 +416,7 @@ def test_a_table_cell_carries_its_columns_name_and_a_function_is_named(book: Pat
 
 
 POWER_BY_CARET = re.compile(r"[\w)\]|]\^(?![TV]\b)")  # x^2, e^z; K^T (a transpose), a^V a name
+POWER_BY_STARS = re.compile(r"[\w)\]]\s?\*\*\s?[\w(-]")  # 10000**(2i/d), x ** 2; not f(**kw)
 
 
 def test_the_docstrings_write_powers_one_way() -> None:  # the chapters' and the lessons'
@@ -430,6 +432,21 @@ def test_the_docstrings_write_powers_one_way() -> None:  # the chapters' and the
                           if POWER_BY_CARET.search(line)]
     assert mixed == []
     assert "base**(2i / d_model)" in (ROOT / "minipe" / "positional.py").read_text()
+
+
+@pytest.mark.slow
+def test_every_page_of_the_book_writes_a_power_one_way(book: Path) -> None:
+    # ** is the notation: a page's text as a reader sees it (tags out) - docstrings, comments,
+    # what a lesson prints, a figure's title, the errata - never writes x^2 or 10000^(2i/d)
+    # (K^T, a transpose, and a name like a^V stay). The code beside it writes x ** 2.
+    carets = []
+    for path in sorted(book.rglob("*.html")):
+        text = html.unescape(re.sub(r"<[^>]+>", "", path.read_text(encoding="utf-8")))
+        carets += [f"{path.relative_to(book)}: {line.strip()}" for line in text.splitlines()
+                   if POWER_BY_CARET.search(line)]
+    assert carets == []
+    lesson = (book / "lessons" / "04_sinusoidal_by_hand.html").read_text(encoding="utf-8")
+    assert POWER_BY_STARS.search(html.unescape(lesson))  # the other way, as the lesson prints
 
 
 def test_a_formula_is_typeset_and_its_plain_text_kept() -> None:

@@ -57,9 +57,9 @@ def _sign_changes(column: list[float]) -> int:
 
 
 def test_e1_small_i_is_the_fast_wave() -> None:
-    # Lecture 000: small i, large denominator, slow. Worked: 10000^(2i/8) for i = 0..3 is
-    # 1, 10, 100, 1000 - it grows with i, so the angle pos / 10000^(2i/8) grows slowest
-    # for large i, and the wavelength 2 pi * 10000^(2i/8) is shortest (2 pi) at i = 0.
+    # Lecture 000: small i, large denominator, slow. Worked: 10000**(2i/8) for i = 0..3 is
+    # 1, 10, 100, 1000 - it grows with i, so the angle pos / 10000**(2i/8) grows slowest
+    # for large i, and the wavelength 2 pi * 10000**(2i/8) is shortest (2 pi) at i = 0.
     denominators = [10000 ** (2 * i / 8) for i in range(4)]
     assert allclose(sinusoidal_denominators(8), denominators)
     assert denominators == sorted(denominators) and denominators[0] == 1.0
@@ -91,7 +91,7 @@ def test_e2_attention_is_equivariant_and_only_a_pooled_sum_is_invariant() -> Non
 
 
 def test_e3_columns_0_and_1_are_both_the_pair_i_0() -> None:
-    # PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...): columns 0 and 1 are
+    # PE(pos, 2i) = sin(pos / 10000**(2i/d)), PE(pos, 2i+1) = cos(...): columns 0 and 1 are
     # 2i and 2i + 1 for i = 0 (denominator 1); i = 1 is columns 2 and 3.
     for d_model in (4, 8, 512):
         for pos in (1, 3, 10):
@@ -128,7 +128,7 @@ def test_e6_i_indexes_the_column_pairs() -> None:
 
 
 def test_e7_the_wavelength_has_a_factor_2_pi() -> None:
-    for i, denominator in enumerate([1.0, 10.0, 100.0]):  # 10000^(2i/8), i = 0, 1, 2
+    for i, denominator in enumerate([1.0, 10.0, 100.0]):  # 10000**(2i/8), i = 0, 1, 2
         wavelength = 2 * math.pi * denominator
         for pos in (0.0, 1.0, 3.0, 7.5):
             assert math.isclose(math.sin((pos + wavelength) / denominator),
@@ -145,7 +145,7 @@ def test_e7_the_wavelength_has_a_factor_2_pi() -> None:
 
 
 def test_e8_the_paper_base_is_10000_and_100000_changes_the_numbers() -> None:
-    # "Attention Is All You Need" (2017), section 3.5: PE(pos, 2i) = sin(pos / 10000^(2i/d)).
+    # "Attention Is All You Need" (2017), section 3.5: PE(pos, 2i) = sin(pos / 10000**(2i/d)).
     by_hand = [[f(pos / 10000 ** (2 * i / 4)) for i in range(2) for f in (math.sin, math.cos)]
                for pos in range(8)]
     assert allclose(sinusoidal_encoding(8, 4), by_hand)  # minipe's default base is the paper's
@@ -156,10 +156,10 @@ def test_e8_the_paper_base_is_10000_and_100000_changes_the_numbers() -> None:
     assert math.isclose(wrong[2], math.sin(1 / math.sqrt(100000)))
     assert f"{wrong[2]:.4f}" == "0.0032" and f"{math.sin(1 / 100):.4f}" == "0.0100"
     assert wrong[:2] == sinusoidal_position(1, 4)[:2]  # pair 0 (denominator 1) is unchanged
-    # and the longest wavelength, at i = d/2 - 1, grows about 10-fold toward 2 pi * 10^5
+    # and the longest wavelength, at i = d/2 - 1, grows about 10-fold toward 2 pi * 10**5
     d = 512
     longest = [2 * math.pi * base ** ((d - 2) / d) for base in (10000.0, 100000.0)]
-    assert 9.5 < longest[1] / longest[0] < 10.0  # 10^((d - 2) / d) = 9.91
+    assert 9.5 < longest[1] / longest[0] < 10.0  # 10**((d - 2) / d) = 9.91
 
 
 def test_e9_gpt2_positions_columns_and_pairs_count_from_0() -> None:
@@ -168,7 +168,7 @@ def test_e9_gpt2_positions_columns_and_pairs_count_from_0() -> None:
     assert table[0].tolist() == [0.0, 1.0] * 384  # pos 0 is the first row: PE(0)
     last = table[1023]  # pos 1023 is the last row ...
     assert math.isclose(last[0], math.sin(1023)) and math.isclose(last[1], math.cos(1023))
-    # ... and its last column, j = 767 = 2i + 1 with i = 383, is cos(pos / 10000^(766/768))
+    # ... and its last column, j = 767 = 2i + 1 with i = 383, is cos(pos / 10000**(766/768))
     assert math.isclose(last[767], math.cos(1023 / 10000 ** (766 / 768)))
     with pytest.raises(IndexError):
         table[1024]  # there is no pos 1024
@@ -185,7 +185,7 @@ def test_e10_bpe_here_is_the_binary_code_which_jumps() -> None:
     assert math.isclose(step[7], 2.0) and math.isclose(step[8], 1.0)
     table = sinusoidal_encoding(16, 8)
     smooth = [(table[pos + 1] - table[pos]).norm() for pos in range(15)]
-    # |PE(p + 1) - PE(p)|^2 = sum_i (2 - 2 cos(1 / 10000^(2i/8))), the same for every p
+    # |PE(p + 1) - PE(p)|**2 = sum_i (2 - 2 cos(1 / 10000**(2i/8))), the same for every p
     expected = math.sqrt(sum(2 - 2 * math.cos(1 / 10000 ** (2 * i / 8)) for i in range(4)))
     assert all(math.isclose(value, expected) for value in smooth)
 

@@ -66,7 +66,7 @@ def test_cross_entropy_by_hand_and_against_finite_differences() -> None:
     z = _random(4, 3, seed=1)
     targets = [2, IGNORE, 0, 1]  # three rows count: the mean divides by 3
 
-    def loss_of(z: Table) -> float:  # mean over counted rows of log sum_j e^z_j - z_t
+    def loss_of(z: Table) -> float:  # mean over counted rows of log sum_j e**z_j - z_t
         terms = [math.log(sum(map(math.exp, row))) - row[t]
                  for row, t in zip(z, targets) if t != IGNORE]
         return sum(terms) / len(terms)

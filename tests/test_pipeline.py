@@ -239,7 +239,7 @@ def test_a_man_bites_a_dog_with_rope_and_alibi() -> None:
 def test_the_printout_says_what_rope_and_alibi_do_instead() -> None:
     rope = str(run("The cat sat on the mat", positions="rope"))
     assert "4. position encodings: none added. RoPE rotates each query and key inside" in rope
-    assert "pair i at position pos turns by pos * 10000^(-2i/d)" in rope
+    assert "pair i at position pos turns by pos * 10000**(-2i/d)" in rope
     assert "5. input embeddings = the token embeddings, unchanged, shape (6, 8)" in rope
     assert "'the' at positions 0 and 4: same row, but RoPE turns its q and k apart" in rope
     alibi = str(run("The cat sat on the mat", positions="alibi"))
@@ -269,17 +269,17 @@ def test_cli_positions_rope_and_alibi(capsys: pytest.CaptureFixture[str]) -> Non
 def test_a_run_that_would_hold_more_than_4_gb_is_refused_with_the_estimate() -> None:
     from minipe.pipeline import numbers_held
 
-    # 2 n^2 scores and weights + 8 n d vectors + 3 d^2 head weights, at n = 7889, d = 8:
+    # 2 n**2 scores and weights + 8 n d vectors + 3 d**2 head weights, at n = 7889, d = 8:
     # 2 x 62,236,321 + 504,896 + 192 = 124,977,730 numbers x 32 bytes = 3,999,287,360 <= 4e9
     assert numbers_held(7889, 8) == 124_977_730
     # one token more: 2 x 62,252,100 + 504,960 + 192 = 125,009,352 x 32 = 4,000,299,264 > 4e9
     with pytest.raises(ValueError, match=r"run\(\) on 7,890 tokens at d_model = 8 would hold "
                        r"125,009,352 numbers, about 4 GB"):
         run("w " * 7890)
-    # ALiBi's bias is a third n x n table: 3 x 1000^2 + 8 x 1000 x 8 + 3 x 8^2
+    # ALiBi's bias is a third n x n table: 3 x 1000**2 + 8 x 1000 x 8 + 3 x 8**2
     assert numbers_held(1000, 8, "alibi") == 3_064_192
     with pytest.raises(ValueError, match="d_model = 8192 would hold 201,457,672 numbers"):
-        run("a b", d_model=8192)  # 3 x 8192^2 + 8 x 2 x 8192 + 2 x 2^2 = 201,457,672
+        run("a b", d_model=8192)  # 3 x 8192**2 + 8 x 2 x 8192 + 2 x 2**2 = 201,457,672
 
 
 def test_a_long_text_without_tokens_is_named_short() -> None:

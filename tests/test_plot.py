@@ -361,7 +361,7 @@ def test_the_dot_product_at_a_billion_needs_two_rows_not_a_table() -> None:
     # 2 copies x (10^9 + 1) offsets x (2 lines + x) = 6,000,000,006 numbers
     (lambda: dot_products(10**9, 32), "would hold 6,000,000,006 numbers"),
     (lambda: dot_products(64, 32, at=(2**53 - 64,)), r"p \+ max_offset = 9,007,199,254,740,992 "
-     r"is past 2\^53"),
+     r"is past 2\*\*53"),
     (lambda: curves((0, 1), 1, 8), "num_positions must be >= 2, got 1"),
 ])
 def test_sizes_that_cannot_finish_are_refused_with_the_estimate(call: Any, words: str) -> None:

@@ -102,7 +102,7 @@ def test_base_100000_from_lecture_004() -> None:
 
 @pytest.mark.parametrize("d_model", [2, 4, 8, 64])
 def test_every_row_has_norm_sqrt_of_half_d_model(d_model: int) -> None:
-    # each column pair is (sin a, cos a), and sin^2 + cos^2 = 1: d_model / 2 pairs
+    # each column pair is (sin a, cos a), and sin**2 + cos**2 = 1: d_model / 2 pairs
     for row in sinusoidal_encoding(30, d_model):
         assert math.isclose(row.norm(), math.sqrt(d_model / 2))
 
@@ -281,7 +281,7 @@ def test_positions_past_two_to_the_53_are_refused() -> None:
         sinusoidal_position(2**53 + 1, 4)
     with pytest.raises(ValueError, match=r"k \(the shift\) = 9,007,199,254,740,993 is past"):
         relative_shift_matrix(2**53 + 1, 4)
-    with pytest.raises(ValueError, match=r"pos = ~10\^400 is past 2\*\*53"):
+    with pytest.raises(ValueError, match=r"pos = ~10\*\*400 is past 2\*\*53"):
         sinusoidal_position(10**400, 4)  # before: OverflowError from float(pos)
     # 2**53 itself is exact: PE(2**53, 0) = sin(2**53), PE(2**53, 1) = cos(2**53)
     assert sinusoidal_position(2**53, 2).tolist() == [math.sin(2.0**53), math.cos(2.0**53)]
@@ -297,5 +297,5 @@ def test_a_base_whose_angles_overflow_is_refused_not_a_math_domain_error() -> No
         sinusoidal_encoding(1000, 1000, base=1e-320)
     with pytest.raises(ValueError, match=r"overflow to inf at pos = 1000000000"):
         relative_shift_matrix(-10**9, 1000, base=1e-320)  # the angle of a shift back: |k|
-    with pytest.raises(ValueError, match=r"base must be a finite number > 0 .* got ~10\^400"):
+    with pytest.raises(ValueError, match=r"base must be a finite number > 0 .* got ~10\*\*400"):
         sinusoidal_encoding(4, 4, base=10**400)  # before: OverflowError inside math.isinf

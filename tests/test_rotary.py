@@ -17,7 +17,7 @@ FOUR_DECIMALS = 5e-5  # the issue rounds to 4 decimals
 
 
 def complex_rope(x: list[float], pos: int, base: float = 10000.0) -> list[float]:
-    """Interleaved RoPE as Meta's Llama writes it: (x[2i] + i x[2i+1]) * e^(i pos theta_i)."""
+    """Interleaved RoPE as Meta's Llama writes it: (x[2i] + i x[2i+1]) * e**(i pos theta_i)."""
     d = len(x)
     out: list[float] = []
     for i in range(d // 2):
@@ -232,7 +232,7 @@ def test_a_huge_theta_is_used_while_its_angle_is_a_float() -> None:
     (lambda: apply_rotary(Matrix([[1, 2], [3, 4]]), start=2**53), ValueError,
      r"= 9,007,199,254,740,993 is past 2\*\*53"),
     (lambda: apply_rotary(Matrix([[1, 2]]), positions=[10**400]), ValueError,
-     r"positions\[0\] = ~10\^400 is past 2\*\*53"),
+     r"positions\[0\] = ~10\*\*400 is past 2\*\*53"),
     (lambda: apply_rotary(Matrix([[1, 2]]), positions=[-1]), ValueError,
      r"positions\[0\] must be >= 0, got -1"),
     (lambda: apply_rotary(Matrix([[1, 2]]), positions=[0, 1]), ValueError,

@@ -137,7 +137,7 @@ KEY_NUMBERS: dict[str, list[str]] = {
         f"{math.cos(0.03):8.5f}",  # PE(3, 3) = cos 0.03 = 0.99955
         "PE(0) = [0, 1, 0, 1]",
         f"{2 * math.pi * 1000:9.2f}",  # d_model = 8, i = 3: wavelength 2 pi * 1000
-        f"{math.sqrt(100000):.2f}",  # base 100000, d_model = 4: denominator 100000^(1/2)
+        f"{math.sqrt(100000):.2f}",  # base 100000, d_model = 4: denominator 100000**(1/2)
     ],
     "05_learned_positions_and_broadcasting.py": [
         "token IDs: shape (8, 4)",  # lecture 001: batch 8, context 4
@@ -206,14 +206,14 @@ KEY_NUMBERS: dict[str, list[str]] = {
     "13_inside_attention.py": [
         f"Q K^T / sqrt(4): score(i, j) = q_i . k_j / {math.sqrt(4):g}",
         f"score     -inf   exp = {math.exp(-math.inf):.4f}",  # exp(-inf) = 0
-        f"sqrt(d_model / 2) = {math.sqrt(512 / 2):.4f}",  # 16: each pair sin^2 + cos^2 = 1
+        f"sqrt(d_model / 2) = {math.sqrt(512 / 2):.4f}",  # 16: each pair sin**2 + cos**2 = 1
         f"those times sqrt(512) = {math.sqrt(512):.2f}",
     ],
     "14_past_the_context_window.py": [  # its frequency tables: tests/test_context.py
         # d = 128, L = 2048: theta_63 = 10000**(-126/128) turns 0.038 times; 2047 * theta_63
         f"Pair 63 turns {2048 * 10000 ** (-126 / 128) / (2 * math.pi):.3f} times inside 2048",
         f"2047 * theta_63 = {2047 * 10000 ** (-126 / 128):.4f} rad",  # 0.2364, the issue's
-        f"base' = 10000 * 4^(128/126) = {10000 * 4 ** (128 / 126):,.2f}",  # 40,889.94
+        f"base' = 10000 * 4**(128/126) = {10000 * 4 ** (128 / 126):,.2f}",  # 40,889.94
         # dynamic at seq_len 8192: g = 4 * 8192 / 2048 - 3 = 13, the slowest theta / 13
         f"g = 4*8192/2048 - 3 = 13, 1/g = {1 / 13:.4f}; pair 63 ratio {1 / 13:.4f}",
         f"multiplied by {0.1 * math.log(16) + 1:.4f} (0.1 ln 16 + 1)",  # YaRN, factor 16
@@ -224,10 +224,10 @@ KEY_NUMBERS: dict[str, list[str]] = {
     "15_does_attention_need_positions.py": [
         f"ln 5 = {math.log(5):.4f}",  # the loss of a uniform guess over 5 kinds
         f"of {4 * 3 * 3} sentences",  # 4 subjects x 3 other nouns x 3 verbs
-        *(f"   {m:4g} {math.exp(-m):8.4f} " for m in (0.5, 2, 8)),  # e^-m per step back
+        *(f"   {m:4g} {math.exp(-m):8.4f} " for m in (0.5, 2, 8)),  # e**-m per step back
     ],
     "16_what_the_learned_table_learned.py": [
-        # cos(PE_i, PE_j) = sum_i cos(k w_i) / (d/2), k = j - i: |PE|^2 = d/2 = 4
+        # cos(PE_i, PE_j) = sum_i cos(k w_i) / (d/2), k = j - i: |PE|**2 = d/2 = 4
         "   i=0  " + "".join(f"{_sinusoid_dot(j, 8) / 4:7.2f}" for j in range(8)),
         *(f"sinusoidal {_sinusoid_dot(k, 8) / 4:6.2f}" for k in (1, 2, 3)),
     ],
@@ -267,7 +267,7 @@ KEY_NUMBERS: dict[str, list[str]] = {
         # last three tokens repeat; cached or not, greedy decoding picks the same tokens
         "with cache    [1, 6, 3, 5, 6, 3, 5, 6]",
         "without       [1, 6, 3, 5, 6, 3, 5, 6]",
-        *(f"   {n:3} {n + 1:20} {(n + 1) ** 2:30}" for n in (8, 64, 512)),  # n + 1, (n + 1)^2
+        *(f"   {n:3} {n + 1:20} {(n + 1) ** 2:30}" for n in (8, 64, 512)),  # n + 1, (n + 1)**2
         "at most 2 + 5 = 7 tokens, so a new token stands at position 7 at most",  # 0 .. 7
         # turned again, copy-back repeats the last three tokens to the end: 6, 3, 5, ...
         "turned again  " + str([6, 3, 5] * 5 + [6]),
@@ -557,7 +557,7 @@ QUESTIONS_AND_ANSWERS = [
     ("2. What is a positional encoding for", "X (5, 8) + PE (5, 8)"),
     ("3. What does 'fixed' mean", "sinusoidal table, two calls"),
     ("4. Write PE(pos, 0) and PE(pos, 1)", "table agrees: True"),
-    ("5. What does 10000^(2i/d_model) do", "turns of each pair's"),
+    ("5. What does 10000**(2i/d_model) do", "turns of each pair's"),
 ]
 
 

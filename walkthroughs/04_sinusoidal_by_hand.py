@@ -29,7 +29,7 @@ from minipe.plot import curves, pe_table
 # %% The denominators: one per pair of columns
 if __name__ == "__main__":
     lesson = Lesson(__doc__)
-    lesson.stage("d_model = 4: one denominator 10000^(2i/d_model) per column pair")
+    lesson.stage("d_model = 4: one denominator 10000**(2i/d_model) per column pair")
 
     d_model = 4
     base = 10000.0
@@ -38,8 +38,8 @@ if __name__ == "__main__":
         denominator = base ** (2 * i / d_model)
         denominators.append(denominator)
         print(f"i = {i}: columns {2 * i} and {2 * i + 1}, "
-              f"denominator 10000^({2 * i}/{d_model}) = {denominator:g}")
-    # i = 0: 10000^0 = 1;  i = 1: 10000^(2/4) = sqrt(10000) = 100
+              f"denominator 10000**({2 * i}/{d_model}) = {denominator:g}")
+    # i = 0: 10000**0 = 1;  i = 1: 10000**(2/4) = sqrt(10000) = 100
     print(f"minipe agrees: sinusoidal_denominators(4) = {sinusoidal_denominators(4)!r}")
     print("i counts the d_model / 2 column pairs, not the columns (errata E6).")
 
@@ -96,7 +96,7 @@ if __name__ == "__main__":
 
 # %% Wavelengths: from 2 pi to almost 2 pi * 10000
 if __name__ == "__main__":
-    lesson.stage("Each pair's wavelength: 2*pi * 10000^(2i/d_model) positions")
+    lesson.stage("Each pair's wavelength: 2*pi * 10000**(2i/d_model) positions")
 
     for i, denominator in enumerate(wide_denominators):
         print(f"   d_model = 8, i = {i}: wavelength {2 * math.pi * denominator:9.2f}")
@@ -120,11 +120,11 @@ if __name__ == "__main__":
     lesson.stage("The tutorials' form: exp(2i * -(ln 10000 / d_model)), multiplied")
 
     # PyTorch's tutorial and the Annotated Transformer compute a frequency (they call
-    # it div_term) and multiply pos by it: exp(-x ln b) = b^(-x) = 1 / b^x.
+    # it div_term) and multiply pos by it: exp(-x ln b) = b**(-x) = 1 / b**x.
     log_form = [math.exp(2 * i * -(math.log(base) / big)) for i in range(big // 2)]
     formula = [1 / base ** (2 * i / big) for i in range(big // 2)]
     gap = max(abs(a - b) for a, b in zip(log_form, formula))
-    print(f"d_model = {big}: exp(2i * -(ln 10000 / {big})) vs 1 / 10000^(2i / {big}),")
+    print(f"d_model = {big}: exp(2i * -(ln 10000 / {big})) vs 1 / 10000**(2i / {big}),")
     print(f"   largest difference over the {big // 2} pairs: {gap:.1e}")  # rounding only
     tutorial_table = Matrix([[f(pos * w) for w in log_form for f in (math.sin, math.cos)]
                              for pos in range(100)])  # (100, 512), interleaved like theirs
@@ -151,8 +151,8 @@ if __name__ == "__main__":
     print(f"PE(1), base  10000 = {pe_1_paper!r}")
     print(f"PE(1), base 100000 = {pe_1_big!r}")  # [0.8415, 0.5403, 0.0032, 0.999995 (shown as 1.0)]
     print("Column pair 0 is unchanged (its denominator is 1 for any base); the")
-    print("others turn slower, so the longest wavelength grows from 2*pi*10^4 to")
-    print("2*pi*10^5. The paper, PyTorch tutorials and minipe's default use 10000")
+    print("others turn slower, so the longest wavelength grows from 2*pi*10**4 to")
+    print("2*pi*10**5. The paper, PyTorch tutorials and minipe's default use 10000")
     print("(errata E8).")
 
 # %% The same numbers in another layout: [sin | cos]

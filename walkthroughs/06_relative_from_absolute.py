@@ -43,7 +43,7 @@ if __name__ == "__main__":
     # block i = 0, angle k/1 = 2:      [[cos 2, sin 2], [-sin 2, cos 2]]
     #                                   = [[-0.4161, 0.9093], [-0.9093, -0.4161]]
     # block i = 1, angle k/100 = 0.02:  [[0.9998, 0.0200], [-0.0200, 0.9998]]
-    print("Each block is [[cos kw, sin kw], [-sin kw, cos kw]] with w = 1/10000^(2i/d),")
+    print("Each block is [[cos kw, sin kw], [-sin kw, cos kw]] with w = 1/10000**(2i/d),")
     print("from sin(a + kw) = cos(kw) sin(a) + sin(kw) cos(a) and the same for cos.")
     print("Zeros elsewhere: each pair of columns turns on its own, by its own angle.")
 
@@ -77,8 +77,8 @@ if __name__ == "__main__":
         rows.append([table[p].dot(table[p + k]) for k in offsets])
     print(format_matrix(Matrix(rows), row_labels=[f"p = {p}" for p in range(5)]))
     # each column is constant: 32.0, 30.917, 28.304, 25.587, 23.934 (d_model = 64)
-    print("Every column is one number: sum over i of cos(k / 10000^(2i/d_model)).")
-    print("At k = 0 it is d_model / 2 = 32: each pair has sin^2 + cos^2 = 1.")
+    print("Every column is one number: sum over i of cos(k / 10000**(2i/d_model)).")
+    print("At k = 0 it is d_model / 2 = 32: each pair has sin**2 + cos**2 = 1.")
 
 # %% Near positions are similar, far ones less so
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ if __name__ == "__main__":
         code = "".join(str(int(bit)) for bit in binary[pos])
         print(f"   pos {pos:2}: {code}")
     # 7 = 1110 and 8 = 0001 (least significant bit first)
-    print("Column 0 flips at every step, column 1 every 2 steps, column j every 2^j")
+    print("Column 0 flips at every step, column 1 every 2 steps, column j every 2**j")
     print("steps: fast columns and slow columns, like the sinusoids' pairs.")
 
 # %% Binary codes jump

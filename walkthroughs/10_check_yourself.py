@@ -97,8 +97,8 @@ if __name__ == "__main__":
     lesson.stage("Write PE(pos, 0) and PE(pos, 1); evaluate them")
     lesson.answer()  # under --step: a pause, then the answer is computed
 
-    print("PE(pos, 0) = sin(pos / 10000^(0/d_model)) = sin(pos)")
-    print("PE(pos, 1) = cos(pos / 10000^(0/d_model)) = cos(pos)")
+    print("PE(pos, 0) = sin(pos / 10000**(0/d_model)) = sin(pos)")
+    print("PE(pos, 1) = cos(pos / 10000**(0/d_model)) = cos(pos)")
     print("Both belong to i = 0: column 2i is a sine and column 2i + 1 its cosine;")
     print("lecture 000 calls them i = 0 and i = 1 (errata E3).")
     table = sinusoidal_encoding(11, d_model)  # positions 0..10
@@ -110,16 +110,16 @@ if __name__ == "__main__":
               f"   table agrees: {agree}")
         lesson.check("PE(pos, 0) and PE(pos, 1) by the formula are the table's", agree)
     # pos 1: 0.8415, 0.5403;  pos 3: 0.1411, -0.9900;  pos 10: -0.5440, -0.8391
-    print("With i = 1 the denominator is 10000^(2/d_model): for d_model = 4 that is")
+    print("With i = 1 the denominator is 10000**(2/d_model): for d_model = 4 that is")
     print("100, so PE(pos, 2) = sin(pos / 100) and PE(pos, 3) = cos(pos / 100).")
 
-# %% Question 5: the role of 10000^(2i/d_model)
+# %% Question 5: the role of 10000**(2i/d_model)
 if __name__ == "__main__":
-    lesson.stage("What does 10000^(2i/d_model) do, and at what scales?")
+    lesson.stage("What does 10000**(2i/d_model) do, and at what scales?")
     lesson.answer()  # under --step: a pause, then the answer is computed
 
     wide = 16  # 8 column pairs: 8 hands
-    print("turns of each pair's 'hand' = pos / (2*pi * 10000^(2i/16)), at a few pos:")
+    print("turns of each pair's 'hand' = pos / (2*pi * 10000**(2i/16)), at a few pos:")
     print("    pos" + "".join(f"   i = {i}" for i in range(wide // 2)))
     for pos in (1, 10, 100, 1000):
         turns = [pos / (2 * math.pi * 10000 ** (2 * i / wide)) for i in range(wide // 2)]

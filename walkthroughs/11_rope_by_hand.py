@@ -18,7 +18,7 @@ from minipe import Matrix, Vector, allclose, apply_rotary, rotary_pairs, sinusoi
 # %% The angles: d = 4, base 10000
 if __name__ == "__main__":
     lesson = Lesson(__doc__)
-    lesson.stage("The angles: pair i turns by pos * theta_i, theta_i = 10000^(-2i/d)")
+    lesson.stage("The angles: pair i turns by pos * theta_i, theta_i = 10000**(-2i/d)")
 
     d = 4
     pos = 2

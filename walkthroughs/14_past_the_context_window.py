@@ -89,10 +89,10 @@ if __name__ == "__main__":
 
 # %% NTK-aware scaling: a larger base
 if __name__ == "__main__":
-    lesson.stage("NTK-aware scaling: base' = base * factor^(d / (d - 2))")
+    lesson.stage("NTK-aware scaling: base' = base * factor**(d / (d - 2))")
 
     ntk = frequency_table(d, original_context_length=L, method="ntk", factor=4)
-    print(f"base' = 10000 * 4^(128/126) = {10000 * 4 ** (128 / 126):,.2f}")
+    print(f"base' = 10000 * 4**(128/126) = {10000 * 4 ** (128 / 126):,.2f}")
     print(SIDE_BY_SIDE.replace("sL", "4L"))
     for i in (0, 1, 20, 40, 63):
         print(side_by_side(rows[i], ntk[i], 4))
@@ -100,9 +100,9 @@ if __name__ == "__main__":
     print("Each stretched pair is read against the text it turns in, 4L = 8192: pair 0")
     print("keeps its speed (neighbours stay as far apart), pair 63 is divided by exactly")
     print("4 and turns in 8192 what it turned in 2048; the pairs between, by less.")
-    print("Dynamic NTK: base' = base * g^(d/(d-2)), g = factor * n / L - (factor - 1),")
-    print("n = max(seq_len, L). Pair 63's theta, base'^(-126/128), is then the default's")
-    print("times g^(-(128/126)(126/128)) = 1/g:")
+    print("Dynamic NTK: base' = base * g**(d/(d-2)), g = factor * n / L - (factor - 1),")
+    print("n = max(seq_len, L). Pair 63's theta, base'**(-126/128), is then the default's")
+    print("times g**(-(128/126)(126/128)) = 1/g:")
     for seq_len in (2048, 4096, 8192):
         dynamic, _ = rope_frequencies(d, method="dynamic", factor=4,
                                       original_context_length=L, seq_len=seq_len)
@@ -222,7 +222,7 @@ if __name__ == "__main__":
     for keys in (8, 1024):
         weight = softmax([5.0] + [0.0] * (keys - 1))[0]
         print(f"   score 5 against 0, among {keys:4} keys: weight {weight:.3f}")
-    # e^5 / (e^5 + 7) = 0.955, e^5 / (e^5 + 1023) = 0.127
+    # e**5 / (e**5 + 7) = 0.955, e**5 / (e**5 + 1023) = 0.127
     print("Among few keys one high score takes almost all the weight; among many")
     print("it must be higher still. Xiao et al. (2023) found trained models giving")
     print("the first tokens such weight wherever the query stands, and named them")

@@ -227,13 +227,13 @@ if __name__ == "__main__":
                                  steps=steps, batch_size=batch_size,
                                  on_step=lesson.progress(f"alibi, m = {m:g}", steps))
     print("ALiBi adds -m (i - j) to score(i, j): a key one step further back gets")
-    print("e^-m times the weight of a key with the same content score one step")
+    print("e**-m times the weight of a key with the same content score one step")
     print("nearer. The keys two and more back hold the same kinds of token as the")
-    print("one back, so content cannot tell them apart: only e^-m does. And the")
-    print("query's own token, d = 0, is favoured e^m over the one back.")
+    print("one back, so content cannot tell them apart: only e**-m does. And the")
+    print("query's own token, d = 0, is favoured e**m over the one back.")
     print(f"Trained alike ({steps} steps x {batch_size}); weights averaged over queries 1-7")
     print("of accuracy's 64 sequences, by how far back d the key is:")
-    print("      m     e^-m   at T = 8   at 2T = 16   d = 0 (own)   d = 1   d >= 2")
+    print("      m    e**-m   at T = 8   at 2T = 16   d = 0 (own)   d = 1   d >= 2")
     logits_agree = True
     own, back, leak = {}, {}, {}  # m -> mean weight at d = 0, d = 1, d >= 2
     for m, result in sorted(slope_results.items()):

@@ -118,7 +118,7 @@ if __name__ == "__main__":
     yarn_scale = rope_frequencies(D, method="yarn", factor=4.0, original_context_length=T)[1]
     turns_0 = tables["default"][0].turns  # 8 / (2 pi): pair 0's turns in 8 positions
     gamma_0 = (turns_0 - 1) / (32 - 1)  # the paper's gamma(r), beta_slow 1, beta_fast 32
-    print("PI divides every pair by 4. NTK (base' = 10000 * 4^(8/6)) keeps pair 0 and")
+    print("PI divides every pair by 4. NTK (base' = 10000 * 4**(8/6)) keeps pair 0 and")
     print("divides pair 3 by 4. YaRN reads the turns r inside L = 8: pairs 1..3 turn")
     print(f"less than once (beta_slow = 1), divided by 4. Pair 0 turns r = {turns_0:.3f} times,")
     print("between beta_slow = 1 and beta_fast = 32: on the paper's ramp, blended with")

@@ -121,11 +121,11 @@ if __name__ == "__main__":
             rows, cols = scaled_dot_product_attention(K, K, V, causal=True).scores.shape
             counted.append((n, len(filled), rows * cols))
             print(f"   {n:3} {len(filled):20} {rows * cols:30}")
-    print("With the cache the cost grows like n; without it, like n^2.")
-    lesson.check("with the cache a new token reads n + 1 keys, without it (n + 1)^2 scores",
+    print("With the cache the cost grows like n; without it, like n**2.")
+    lesson.check("with the cache a new token reads n + 1 keys, without it (n + 1)**2 scores",
                  all(keys == n + 1 and scores == (n + 1) ** 2 for n, keys, scores in counted))
     print("benchmarks/bench_generate.py times the same shape: a cached token's time grows")
-    print("linearly with n, as a plain loop's does; the full pass's like n^2 once n is in")
+    print("linearly with n, as a plain loop's does; the full pass's like n**2 once n is in")
     print("the hundreds (at fewer tokens its n rows of x W and h W_out weigh more).")
 
 # %% The new token at position 0

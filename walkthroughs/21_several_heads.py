@@ -75,7 +75,7 @@ if __name__ == "__main__":
 
     partial = TinyModel(VOCAB, 16, T, positions="rope", num_heads=2, rotary_fraction=0.5)
     thetas = [round(theta, 6) for theta in partial.frequencies or []]
-    print(f"   frequencies {thetas}: theta_i = 10000^(-2i / 4), for the 4 turned dims")
+    print(f"   frequencies {thetas}: theta_i = 10000**(-2i / 4), for the 4 turned dims")
     ids = [1, 6, 3, 5, 2]
     moved = partial.logits(ids, position_ids=[3, 4, 5, 6, 7])
     partial_shift = largest_difference(partial.logits(ids), moved)

@@ -37,7 +37,7 @@ from minipe.positional import sinusoidal_denominators, sinusoidal_encoding, sinu
 
 POINTS_PER_POSITION = 8  # curves: points of each line between two whole positions
 EXACT_POSITIONS = 2**53  # past it, a float cannot tell pos from pos + 1
-PE_FORMULA = "PE(pos, 2i) = sin(pos / base^(2i/d_model)), PE(pos, 2i+1) = cos(same angle)"
+PE_FORMULA = "PE(pos, 2i) = sin(pos / base**(2i/d_model)), PE(pos, 2i+1) = cos(same angle)"
 
 
 @dataclass(frozen=True)
@@ -226,7 +226,7 @@ def dot_products(max_offset: int = 64, d_model: int = 32, at: Sequence[int] = (0
                      f"dot products for k = 0 .. {max_offset:,}")
     last = max(starts) + max_offset
     if last >= EXACT_POSITIONS:
-        raise ValueError(f"p + max_offset = {last:,} is past 2^53 = {EXACT_POSITIONS:,}: there "
+        raise ValueError(f"p + max_offset = {last:,} is past 2**53 = {EXACT_POSITIONS:,}: there "
                          f"a float cannot tell pos from pos + 1, so every k would look like 0")
     series = []
     for p in starts:  # two rows of the table at a time, never the p rows before them
@@ -236,7 +236,7 @@ def dot_products(max_offset: int = 64, d_model: int = 32, at: Sequence[int] = (0
         series.append((f"p = {p}: PE({p}) · PE({p} + k)", dots))
     title = f"PE(p) · PE(p + k) depends only on the offset k (d_model = {d_model})"
     return LineChart(tuple(map(float, range(max_offset + 1))), tuple(series), title=title,
-                     subtitle="sum over i of cos(k / base^(2i/d_model)): the lines coincide; "
+                     subtitle="sum over i of cos(k / base**(2i/d_model)): the lines coincide; "
                      f"base = {base:g}", x_name="offset k", y_name="dot product")
 
 

@@ -54,10 +54,10 @@ def cross_entropy(logits: Matrix, targets: Sequence[int]) -> tuple[float, Matrix
         if t == IGNORE:
             d_rows.append([0.0] * len(z))
             continue
-        top = max(z)  # e^(z_j - top) <= 1: no overflow, and top comes back in the log
+        top = max(z)  # e**(z_j - top) <= 1: no overflow, and top comes back in the log
         exps = [math.exp(z_j - top) for z_j in z]
         total_exp = sum(exps)
-        total += top + math.log(total_exp) - z[t]  # log sum_j e^z_j - z_t
+        total += top + math.log(total_exp) - z[t]  # log sum_j e**z_j - z_t
         p = [e / total_exp for e in exps]  # softmax(z)
         p[t] -= 1.0  # softmax(z) - onehot(t)
         d_rows.append([p_j / count for p_j in p])
