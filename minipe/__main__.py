@@ -50,6 +50,7 @@ from minipe.training.lab import TASKS, WORDS, TrainingDiverged, accuracy, train
 from minipe.pipeline import (DEFAULT_TEXT, POSITION_KINDS, TOKENIZERS, count_tokens,
                              numbers_held, run)
 from minipe.pipeline_batch import run_batch
+from minipe.tokenizer import END_OF_TEXT
 from minipe.training.model import TinyModel
 
 def trace_parser() -> argparse.ArgumentParser:
@@ -203,12 +204,29 @@ def _notes(texts: list[str]) -> list[str]:
     return notes
 
 
+def _refuse_special_text(parser: argparse.ArgumentParser, texts: list[str]) -> None:
+    """GPT-2's tokenizer refuses a special token's text unless the caller allows it
+    (encode's allowed_special); the command has no such option: say what it can do."""
+    for k, text in enumerate(texts):
+        if END_OF_TEXT in text:
+            which = "text" if len(texts) == 1 else f"text {k + 1}"
+            parser.error(
+                f"{which} holds the special token {END_OF_TEXT!r} at index "
+                f"{text.index(END_OF_TEXT)}: the command encodes what you type as text, and "
+                f"GPT-2's tokenizer never lets text become a special token by accident. To see "
+                f"its ID 50256 here, give two texts or more: --tokenizer gpt2 pads the shorter "
+                f"ones with it. To encode it inside a text, use Python: "
+                f"BytePairTokenizer.gpt2().encode(text, allowed_special={{{END_OF_TEXT!r}}})")
+
+
 def trace_command(argv: list[str]) -> int:
     """`python -m minipe [TEXT] ...`: print every stage; bad options exit 2."""
     parser = trace_parser()
     args = parser.parse_args(argv)
     for note in _notes(args.text):
         print(f"note: {note}", file=sys.stderr)
+    if args.tokenizer == "gpt2":
+        _refuse_special_text(parser, args.text)
     if len(args.text) > 1:
         return batch_command(parser, args)
     if args.padding_side is not None:

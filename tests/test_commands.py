@@ -371,4 +371,12 @@ def test_a_gpt2_text_with_endoftext_is_refused_with_the_reason(
     with pytest.raises(SystemExit) as exit_info:
         main(["--tokenizer", "gpt2", "a", "b<|endoftext|>"])
     assert exit_info.value.code == 2
-    assert "text holds the special token '<|endoftext|>' at index 1" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "text 2 holds the special token '<|endoftext|>' at index 1" in err
+    # what the command can do, not the API's keyword (the command takes no allowed_special)
+    assert "give two texts or more: --tokenizer gpt2 pads the shorter ones with it" in err
+    assert "BytePairTokenizer.gpt2().encode(text, allowed_special={'<|endoftext|>'})" in err
+    with pytest.raises(SystemExit):
+        main(["--tokenizer", "gpt2", "<|endoftext|>"])
+    assert "error: text holds the special token" in capsys.readouterr().err
+    assert main(["a dog <|endoftext|>"]) == 0  # chapter 1's words: its own special token
