@@ -16,7 +16,8 @@ import random
 import pytest
 
 from minipe import Batch, Matrix, TinyModel, Vector, allclose
-from minipe.training.heads import alibi_each, cut, every_head
+from minipe.attention import scaled_dot_product_attention
+from minipe.training.heads import alibi_each, attention_rows, cut, every_head
 
 KINDS = ("none", "learned", "sinusoidal", "rope", "alibi")
 Table = list[list[float]]
@@ -278,3 +279,41 @@ def test_cut_gives_each_head_its_block_of_columns() -> None:
         [[1.0, 2.0], [7.0, 8.0]], [[3.0, 4.0], [9.0, 10.0]], [[5.0, 6.0], [11.0, 12.0]]]
     assert cut(x, 3)[1].tolist() == [[4.0, 5.0, 6.0], [10.0, 11.0, 12.0]]  # 2 heads of 3
     assert cut(x, 6) == [x]  # one head: the whole table
+
+
+def _table(rng: random.Random, rows: int, columns: int) -> Matrix:
+    return Matrix([[rng.uniform(-3.0, 3.0) for _ in range(columns)] for _ in range(rows)])
+
+
+def test_attention_rows_are_chapter_4s_attention_on_the_masked_full_table() -> None:
+    # the lab's rows (query i against keys 0 .. i only, when causal) against chapter 4's
+    # scaled_dot_product_attention, which scores every key and masks the later ones -inf:
+    # the same weights and outputs, bit for bit, with and without a bias and a boolean
+    # mask (one query below sees no key at all: zeros in both)
+    rng = random.Random(4)
+    for trial in range(40):
+        n, d = rng.randint(1, 7), rng.choice([1, 2, 4])
+        q, k, v = _table(rng, n, d), _table(rng, n, d), _table(rng, n, 3)
+        bias = _table(rng, n, n) if trial % 2 else None
+        mask = ([[j == 0 or rng.random() < 0.6 for j in range(n)] for _ in range(n)]
+                if trial % 3 else None)
+        if mask is not None and n > 1:
+            mask[-1] = [False] * n  # the last query may see nothing
+        for causal in (True, False):
+            weights, output = attention_rows(q, k, v, causal=causal, bias=bias, mask=mask)
+            full = scaled_dot_product_attention(q, k, v, causal=causal, bias=bias, mask=mask)
+            assert weights.tolist() == full.weights.tolist(), (trial, causal)
+            assert output.tolist() == full.output.tolist(), (trial, causal)
+            if causal:  # nothing after the query: its weights are exactly 0.0
+                assert all(w == 0.0 for i, row in enumerate(weights.tolist()) for w in row[i + 1:])
+
+
+def test_attention_rows_of_a_small_causal_head_worked_by_hand() -> None:
+    # q = k = [[0], [2]] with d = 1 (sqrt(d) = 1): query 0 sees key 0 only (weight 1);
+    # query 1 scores 0 * 2 = 0 and 2 * 2 = 4 -> weights 1 / (1 + e**4), e**4 / (1 + e**4)
+    q = k = Matrix([[0.0], [2.0]])
+    v = Matrix([[1.0], [3.0]])
+    weights, output = attention_rows(q, k, v, causal=True, bias=None, mask=None)
+    late = math.exp(4.0) / (1.0 + math.exp(4.0))
+    assert allclose(weights, [[1.0, 0.0], [1.0 - late, late]], rel_tol=1e-15)
+    assert allclose(output, [[1.0], [(1.0 - late) * 1.0 + late * 3.0]], rel_tol=1e-15)

@@ -21,7 +21,8 @@ and a query that may see no key outputs zeros.
 head at once (head by head when it is partial), every head's q, k and v are
 cut from the rows of every sequence at once (`cut`: one transpose for all the
 heads), then attention runs sequence by sequence, one ALiBi bias per head and
-length. The smaller pieces serve generation with a cache too
+length: `attention_rows`, chapter 4's formula row by row, where a causal query i
+scores only the keys 0 .. i (the masked half is never computed). The smaller pieces serve generation with a cache too
 (minipe/training/generation.py). All trust their arguments: TinyModel's door has
 checked them.
 
@@ -40,7 +41,7 @@ from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from minipe.arrays import Matrix, Vector
-from minipe.attention import scaled_dot_product_attention
+from minipe.arrays.vector import dots
 from minipe.training.gradients import matmul_backward, rotary_backward, softmax_backward
 from minipe.positional import sinusoidal_encoding
 from minipe.relative import alibi_bias, alibi_bias_at
@@ -153,6 +154,35 @@ def alibi_each(slope: float, positions: Sequence[Sequence[int] | None],
     return biases
 
 
+def attention_rows(q: Matrix, k: Matrix, v: Matrix, *, causal: bool, bias: Matrix | None,
+                   mask: Sequence[Sequence[bool]] | None) -> tuple[Matrix, Matrix]:
+    """Chapter 4's softmax(q k^T / sqrt(head_dim) + bias) V for one head of one sequence,
+    row by row: -> its weights (n, n) and output (n, head_dim). A causal query i scores the
+    keys 0 .. i and no others: the masked half is never computed, and its weights are the
+    0.0 that chapter 4's -inf gives. A key the mask hides scores -inf; a query that may see
+    no key gets weights 0. The numbers are scaled_dot_product_attention's, bit for bit
+    (tests/test_heads.py), without its door and its n x n tables of scores."""
+    n, sqrt_d = len(k.rows), math.sqrt(len(q.rows[0]))
+    rows = []
+    for i, q_i in enumerate(q.rows):
+        seen = i + 1 if causal else n  # query i sees the keys 0 .. seen - 1
+        # score(i, j) = q_i . k_j / sqrt(head_dim) + B[i, j], for the keys j = 0 .. i
+        scores = [score / sqrt_d for score in dots(q_i, k.rows[:seen])]
+        if bias is not None:
+            scores = [score + b_ij for score, b_ij in zip(scores, bias.rows[i])]
+        if mask is not None:  # hidden: -inf, weight 0
+            scores = [score if may else -math.inf for score, may in zip(scores, mask[i])]
+            if not any(mask[i][:seen]):
+                rows.append([0.0] * n)  # no key to see: zero weights, a zero output
+                continue
+        top = max(scores)  # softmax, as chapter 4's: exp(score - top) <= 1
+        exps = [math.exp(score - top) for score in scores]
+        total = sum(exps)
+        rows.append([e / total for e in exps] + [0.0] * (n - seen))  # keys after i: 0
+    weights = Matrix(rows)  # (n, n): every row sums to 1 (or is 0: no key)
+    return weights, weights @ v  # output (n, head_dim): row i is sum_j weights[i, j] v_j
+
+
 class HeadSettings(Protocol):
     """What `attend` reads of a model (TinyModel has all of it)."""
 
@@ -190,8 +220,6 @@ def attend(model: HeadSettings, Q: Matrix, K: Matrix, V: Matrix, spans: list[tup
     another, -> the heads joined (N, d_model). Row r of the batch stands at rows_at[r]
     (RoPE turns it by that); positions[b] are sequence b's (None: 0 .. n-1)."""
     head_dim = model.head_dim
-    carried = (model.causal and model.alibi_slopes is not None
-               and all(mask is None for mask in masks))  # ALiBi's causal bias: -inf for j > i
     whole = every_head(model.frequencies, head_dim, model.num_heads)
     if whole is not None:  # RoPE: turn pair i of every head by pos * theta_i, all at once
         Q = turned(Q, whole, model.attention_scale, rows_at)
@@ -202,19 +230,18 @@ def attend(model: HeadSettings, Q: Matrix, K: Matrix, V: Matrix, spans: list[tup
         if model.frequencies is not None and whole is None:  # partial RoPE: head by head
             q = turned(q, model.frequencies, model.attention_scale, rows_at)
             k = turned(k, model.frequencies, model.attention_scale, rows_at)
-        biases = (alibi_each(model.alibi_slopes[h], positions, spans, causal=carried)
+        biases = (alibi_each(model.alibi_slopes[h], positions, spans)
                   if model.alibi_slopes is not None else [None] * len(spans))
         head_q, head_k, head_v, head_weights, head_outputs = [], [], [], [], []
-        for (start, stop), mask, bias, pos in zip(spans, masks, biases, positions):
+        for (start, stop), mask, bias in zip(spans, masks, biases):
             q_b, k_b, v_b = q[start:stop], k[start:stop], v[start:stop]  # sequence b's rows
-            causal = model.causal and not (carried and pos is None)  # the mask added once
-            attention = scaled_dot_product_attention(
-                q_b, k_b, v_b, causal=causal, bias=bias, mask=mask)  # a hidden key: weight 0
+            weights_b, output_b = attention_rows(q_b, k_b, v_b, causal=model.causal,
+                                                 bias=bias, mask=mask)  # hidden key: weight 0
             head_q.append(q_b)
             head_k.append(k_b)
             head_v.append(v_b)
-            head_weights.append(attention.weights)
-            head_outputs.append(attention.output)
+            head_weights.append(weights_b)
+            head_outputs.append(output_b)
         qs.append(head_q)
         ks.append(head_k)
         vs.append(head_v)
