@@ -16,7 +16,8 @@ The chapter map: read the chapters in this order, which is the order they import
     7  context.py         past the context window: stretching RoPE (PI, NTK, YaRN, Llama 3.1)
        wavelengths.py     each pair's wavelength and turns inside L; far apart: the decay
     8  batches.py         positions are data: position_ids from a mask; packed documents
-    9  pipeline.py        every stage at once: run(text) -> Trace
+    9  pipeline_trace.py  what run() keeps: a Trace of every stage, and how it prints
+       pipeline.py        every stage at once: run(text) -> Trace
        pipeline_batch.py  several texts at once: run_batch(texts), a padded batch
     10 training/          a model trained in seconds: rules -> passes -> model -> lab
     11 plot/              pictures: terminal heatmaps and SVG (import minipe.plot for them)

@@ -25,7 +25,7 @@ APPENDICES = ["arrays.broadcast", "arrays.checks", "arrays.vector", "arrays.matr
               "arrays.batch", "arrays"]  # appendices A and B: support only
 CHAPTERS = ["tokenizer", "pretokenizer", "subword",  # 1, 1b
             "embedding", "positional", "attention", "rotary", "relative",
-            "context", "wavelengths", "batches", "pipeline", "pipeline_batch"]  # 1-9
+            "context", "wavelengths", "batches", "pipeline_trace", "pipeline", "pipeline_batch"]  # 1-9
 TRAINING = ["training.gradients", "training.heads", "training.passes", "training.checks",
             "training.generation", "training.model", "training.lab", "training"]  # 10
 # the tools stand on everything above; no chapter imports them
