@@ -26,6 +26,7 @@ from commands import FIGURES, LESSONS, ROOT, lesson_with_figures
 
 from minipe.book import LessonRun, build_book, lesson_notebooks
 from minipe.book.literate import sections
+from minipe.book.pages import STYLE
 from minipe.book.prose import blocks, formula, inline, typeset
 from minipe.book.sources import chapter_order, lesson_paths, read_lesson
 
@@ -386,7 +387,7 @@ def test_the_lessons_helper_has_a_page_that_each_lesson_links(book: Path) -> Non
     # walkthroughs/01_text_to_ids.py's line 12 is `from lesson import Lesson`: its page links
     # the helper's page, and so does the index (the sentence above the lessons' table)
     helper = book / "lessons" / "lesson.html"
-    assert "<h1>walkthroughs/lesson.py</h1>" in helper.read_text(encoding="utf-8")
+    assert "<h1>walkthroughs/<wbr>lesson.py</h1>" in helper.read_text(encoding="utf-8")
     assert "lesson.html" in Page(book / "lessons" / "01_text_to_ids.html").links
     assert "lessons/lesson.html" in Page(book / "index.html").links
 
@@ -447,6 +448,52 @@ def test_every_page_of_the_book_writes_a_power_one_way(book: Path) -> None:
     assert carets == []
     lesson = (book / "lessons" / "04_sinusoidal_by_hand.html").read_text(encoding="utf-8")
     assert POWER_BY_STARS.search(html.unescape(lesson))  # the other way, as the lesson prints
+
+
+PHONE = 390  # px: a phone's viewport
+WIDTH = re.compile(r"(?<![\w-])(?:min-)?width\s*:\s*([\d.]+)(px|rem|em|ch)")
+PX = {"px": 1, "rem": 16, "em": 17, "ch": 9}  # the body's 17 px; a mono ch at 13-15 px
+
+
+def css_rules(css: str) -> list[tuple[str, str, str]]:
+    """(block, selector, declarations) of each rule: block '' or an @media's condition."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    found = []
+    for part in re.split(r"(?=@media)", css):
+        block = re.match(r"@media([^{]*)\{", part)
+        for selectors, body in re.findall(r"([^{}]+)\{([^{}]*)\}", part[block.end():]
+                                          if block else part):
+            found += [(block.group(1).strip() if block else "", selector.strip(), body)
+                      for selector in selectors.split(",")]
+    return found
+
+
+@pytest.mark.slow
+def test_nothing_but_what_scrolls_is_wider_than_a_phone(pages: dict[Path, Page]) -> None:
+    # looked at in Chromium at 390 px, every page is as wide as the screen; what holds it:
+    rules = css_rules(STYLE)
+    scrolls = {(block, selector) for block, selector, body in rules
+               if re.search(r"overflow-x:\s*(auto|scroll)", body)}
+    for block, selector, body in rules:
+        # a fixed width over 390 px only inside a box that scrolls sideways (figure svg:
+        # 600 px on a phone, in a figure that scrolls)
+        for number, unit in WIDTH.findall(body):
+            if float(number) * PX[unit] > PHONE:
+                assert (block, selector.split()[0]) in scrolls, (block, selector, body)
+        # a line kept whole (white-space: pre, nowrap) scrolls, or is a short span
+        if re.search(r"white-space:\s*(pre|nowrap)(?![\w-])", body):
+            assert (block, selector) in scrolls or selector == ".nobr", (selector, body)
+    # a long word breaks rather than widen the page: a path in a heading (after a /), a
+    # name in a paragraph, a list, a table cell; the navigation's links wrap
+    breaks = {selector for _, selector, body in rules if "overflow-wrap" in body}
+    assert {"h1", "h2", "h3", "p", "li", "td"} <= breaks
+    assert any(selector == "nav" and "flex-wrap: wrap" in body for _, selector, body in rules)
+    for path in pages:
+        text = path.read_text(encoding="utf-8")
+        for heading in re.findall(r"<h1>(.*?)</h1>", text):
+            assert "/" not in heading.replace("/<wbr>", ""), (path.name, heading)
+        for short in re.findall(r'class="nobr">([^<]*)<', text):
+            assert len(html.unescape(short)) <= 24, (path.name, short)  # 24 x 8 px
 
 
 def test_a_formula_is_typeset_and_its_plain_text_kept() -> None:

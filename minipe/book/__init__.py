@@ -148,7 +148,8 @@ def build_book(out: Path, runs: Mapping[str, LessonRun], root: Path = ROOT) -> l
             number, teaches = rows[name]
             place = (f"<br><em>Chapter {html.escape(number)} of the map:</em> "
                      f"{inline(teaches.replace(BAR, '|'), resolve)}")
-        heading = (f"<h1>{html.escape(repo_path)}</h1>\n<p class=\"meta\">{part} · the file:"
+        heading = (f"<h1>{html.escape(repo_path).replace('/', '/<wbr>')}</h1>\n"
+                   f"<p class=\"meta\">{part} · the file:"
                    f" <a href=\"{site.file(here, repo_path)}\">{html.escape(repo_path)}</a>"
                    f"{place}<br>Lessons about it: {used_by or 'none'}</p>")
         source = (root / repo_path).read_text(encoding="utf-8")
@@ -214,9 +215,9 @@ def _helper(site: Site, chapters: list[str], lessons: list[Lesson]) -> str:
     resolve = _resolver(site, here, "walkthroughs", chapters, lessons)
     source = (site.root / HELPER).read_text(encoding="utf-8")
     users = [lesson for lesson in lessons if imports_helper(site.root, site.root / lesson.path)]
-    heading = (f"<h1>{HELPER}</h1>\n<p class=\"meta\">The lessons' helper, not a lesson · the "
-               f"file: <a href=\"{site.file(here, HELPER)}\">{HELPER}</a><br>Imported first by "
-               f"{len(users)} of the {len(lessons)} lessons</p>")
+    heading = (f"<h1>{HELPER.replace('/', '/<wbr>')}</h1>\n<p class=\"meta\">The lessons' helper, "
+               f"not a lesson · the file: <a href=\"{site.file(here, HELPER)}\">{HELPER}</a><br>"
+               f"Imported first by {len(users)} of the {len(lessons)} lessons</p>")
     body = chapter_body(site, here, HELPER, source, sections(source), heading, resolve)
     first = (lesson_page(lessons[0].stem), lessons[0].title) if lessons else None
     return frame(f"{HELPER} · minipe", body, navigation(site, here, None, first))

@@ -36,6 +36,7 @@ p, ul, ol, .lead { max-width: 40em; }
 p, li, td, .meta { overflow-wrap: break-word; }  /* a long path or name breaks, not the page */
 p code, li code, td code { overflow-wrap: break-word; } .nobr { white-space: nowrap; }
 h1 { font-size: 2rem; line-height: 1.2; margin: 1.2rem 0 .4rem; }
+h1, h2, h3 { overflow-wrap: break-word; }  /* a path breaks after a / (<wbr>) */
 h2 { font-size: 1.35rem; margin: 2.2rem 0 .6rem; border-bottom: 1px solid var(--rule); }
 h3 { font-size: 1.1rem; margin: 1.6rem 0 .4rem; }
 a { color: var(--accent); }
@@ -71,7 +72,8 @@ table { border-collapse: collapse; font-size: .92rem; margin: 1rem 0; }
 th, td { text-align: left; vertical-align: top; padding: .35rem .6rem;
   border-bottom: 1px solid var(--rule); }
 nav { max-width: 60rem; margin: 0 auto; padding: .6rem 1.5rem; display: flex;
-  justify-content: space-between; gap: 1rem; font-size: .9rem; color: var(--muted); }
+  justify-content: space-between; flex-wrap: wrap; gap: 0 1rem; font-size: .9rem;
+  color: var(--muted); }
 nav.top { border-bottom: 1px solid var(--rule); } nav.bottom { border-top: 1px solid var(--rule); }
 section.literate { margin: 1.4rem 0; }
 h3.name { margin: 2rem 0 .3rem; font-size: 1rem; }
@@ -226,7 +228,8 @@ def listing(site: Site, repo_path: str, chapters: list[str], lessons: list[Lesso
             else HELPER_PAGE if repo_path == HELPER else "")
     words = (f' · read as a page of the book: <a href="{site.page(here, read)}">'
              f"{html.escape(repo_path)}</a>" if read else "")
-    heading = (f"<h1>{html.escape(repo_path)}</h1>\n<p class=\"meta\">The file as it is in "
+    heading = (f"<h1>{html.escape(repo_path).replace('/', '/<wbr>')}</h1>\n"
+               f"<p class=\"meta\">The file as it is in "
                f"the clone, every line numbered{words}</p>")
     source = (site.root / repo_path).read_text(encoding="utf-8")
     body = listing_body(site, here, repo_path, source, heading)
