@@ -276,7 +276,9 @@ KEY_NUMBERS: dict[str, list[str]] = {
         # Press et al.'s slopes for 4 heads, 2**(-2 (h + 1)), and -m d at d = 1, 4, 7
         *(f"   {h:4}  {2 ** (-2 * (h + 1)):<10g} {-2 ** (-2 * (h + 1)):8.4f}"
           f" {-4 * 2 ** (-2 * (h + 1)):8.4f} {-7 * 2 ** (-2 * (h + 1)):8.4f}" for h in range(4)),
-        f"A guess among 8 is right on {1 / 8:.1%}",
+        f"a guess among 8 is right on {1 / 8:.1%}",
+        f"head_dim 8 / 4 = {8 // 4}, m = 0.25",  # 4 heads cut d_model = 8 into 2 columns each
+        f"over all 8**3 = {8 ** 3} starts",  # query 2 sees 3 tokens, each one of 8 kinds
     ],
     "22_packed_documents.py": [
         # the words sorted (a bites cat dog man mat on sat the): the 8, cat 2, sat 7, on 6,

@@ -9,13 +9,15 @@ it stands. It may turn only part of each head (GPT-NeoX's partial rotary). It
 must turn pairs that stay inside one head: turning all of d_model in the half
 layout and then cutting it into heads leaves no single head's scores relative,
 only their sum. ALiBi gives each head its own slope, steep to gentle. Back in
-the lab, one ALiBi head against four, each trained from three seeds.
+the lab, one ALiBi head against four on copy-back, each trained from three
+seeds, and why no ALiBi head can single out the token two back.
 
 Lecture 004, with chapters 5, 6 and 10 (minipe/rotary.py, minipe/relative.py,
 minipe/training/heads.py).
 Run: python walkthroughs/21_several_heads.py [--step] [--svg]
 """
 
+import itertools
 import math
 
 from lesson import Lesson
@@ -25,7 +27,9 @@ from minipe import (
     Matrix,
     TinyModel,
     accuracy,
+    alibi_bias,
     alibi_slopes,
+    allclose,
     apply_rotary,
     scaled_dot_product_attention,
     train,
@@ -43,6 +47,43 @@ def score(q: Matrix, k: Matrix, m: int, n: int, layout: str = "interleaved") -> 
 
 def largest_difference(a: Matrix, b: Matrix) -> float:
     return max(abs(x - y) for row_a, row_b in zip(a.rows, b.rows) for x, y in zip(row_a, row_b))
+
+
+def columns(x: Matrix, start: int, stop: int) -> Matrix:
+    """Columns start .. stop - 1 of every row of x: one head's slice."""
+    return Matrix([list(row[start:stop]) for row in x.rows])
+
+
+def weights_back_from_query_2(model: TinyModel) -> tuple[list[list[float]], bool]:
+    """Each ALiBi head's mean weight on the keys d = 0, 1, 2 back from query 2.
+
+    Averaged over every start of 3 tokens (vocab_size**3 of them, each as
+    likely as the task draws it), recomputed per head as chapter 4 does
+    (Q = X W_q cut into heads of head_dim columns, ALiBi's bias -m (i - j)).
+    The second value says whether the heads, side by side, give the model's
+    own logits.
+    """
+    W = model.parameters()
+    head_dim, slopes = model.head_dim, model.alibi_slopes or ()
+    totals = [[0.0, 0.0, 0.0] for _ in slopes]  # (num_heads, d = 0, 1, 2)
+    same = True
+    starts = list(itertools.product(range(model.vocab_size), repeat=3))
+    for ids in starts:
+        X = Matrix([W["token_embedding"].rows[token_id] for token_id in ids])  # (3, d_model)
+        Q, K, V = X @ W["W_q"], X @ W["W_k"], X @ W["W_v"]
+        outputs = []
+        for h, m in enumerate(slopes):
+            a, b = h * head_dim, (h + 1) * head_dim  # head h's columns
+            head = scaled_dot_product_attention(columns(Q, a, b), columns(K, a, b),
+                                                columns(V, a, b), causal=True,
+                                                bias=alibi_bias(3, m))
+            outputs.append(head.output)  # (3, head_dim)
+            for d in range(3):
+                totals[h][d] += head.weights[2][2 - d]
+        joined = Matrix([[x for output in outputs for x in output.rows[i]]
+                         for i in range(3)])  # (3, d_model): the heads side by side
+        same = same and allclose(joined @ W["W_out"], model.logits(list(ids)))
+    return [[total / len(starts) for total in row] for row in totals], same
 
 
 # %% Turn q and k, not v
@@ -130,47 +171,71 @@ if __name__ == "__main__":
 
 # %% Back in the lab
 if __name__ == "__main__":
-    lesson.stage("Copy-back with one ALiBi head (m = 1/2) and with four (the paper's m)")
+    lesson.stage("One ALiBi head or four on copy-back: can a head pick out the token "
+                 "two back?")
 
     steps, batch_size, seeds = 40, 4, (0, 1, 2)
+    print("Copy-back asks query i for the token at i - 2.")
     print(f"Each trained {steps} steps x {batch_size} sequences (lr 0.1), from three seeds "
           f"(the seed draws")
     print("the tables and the batches); right on 64 new sequences (seed 99) of 8 tokens:")
     shares: dict[int, list[float]] = {}
+    trained: dict[int, list[TinyModel]] = {}
     for heads in (1, 4):
-        shares[heads] = []
+        shares[heads], trained[heads] = [], []
         for seed in seeds:
             model = TinyModel(VOCAB, D, T, positions="alibi", num_heads=heads, seed=seed)
             result = train(model, "copy-back", steps=steps, batch_size=batch_size,
                            learning_rate=0.1, seed=seed,
                            on_step=lesson.progress(f"{heads} heads, seed {seed}", steps))
+            trained[heads].append(result.model)
             shares[heads].append(accuracy(result.model, "copy-back", seed=99))
         slope_text = ", ".join(f"{m:g}" for m in model.alibi_slopes or ())
         mean = sum(shares[heads]) / len(shares[heads])
-        print(f"   {heads} head(s), m = {slope_text}")
+        print(f"   {heads} head(s), head_dim {D} / {heads} = {model.head_dim}, m = {slope_text}")
         print(f"      seeds 0, 1, 2: {', '.join(f'{share:.1%}' for share in shares[heads])};"
               f" mean {mean:.1%}, spread {max(shares[heads]) - min(shares[heads]):.1%}")
     lesson.check(f"every run learned something: above a guess among 8 ({1 / VOCAB:.1%}), "
                  f"on each of the {len(seeds)} seeds", all(1 / VOCAB < share < 1
                                                            for share in shares[1] + shares[4]))
     wins = sum(four > one for one, four in zip(shares[1], shares[4]))
-    apart = min(shares[4]) > max(shares[1])  # every run of four above every run of one
     means = {heads: sum(shares[heads]) / len(seeds) for heads in (1, 4)}
     gap = means[4] - means[1]
     widest = max(max(shares[heads]) - min(shares[heads]) for heads in (1, 4))
-    print(f"Four heads beat one on {wins} of the {len(seeds)} seeds; every run of four above "
-          f"every run")
-    print(f"of one: {apart}. The means differ by {gap * 100:.1f} points, "
-          f"{'less' if abs(gap) < widest else 'more'} than the widest spread")
-    print(f"between seeds ({widest * 100:.1f} points). A guess among 8 is right on "
-          f"{1 / VOCAB:.1%}.")
-    if apart:
-        print("Every seed agrees: the paper's slopes help here.")
-    elif abs(gap) < widest:
-        print("Three seeds do not tell one slope from four apart at this length of training:")
-        print("the seed moves a run more than the slopes move the mean.")
-    else:
-        print("Four heads do better on the mean, but not on every seed.")
     ceiling = math.floor(max(shares[1] + shares[4]) * 10 + 1) * 10
-    print(f"No run passes {ceiling}% after {steps} steps, with one slope or four.")
+    print(f"Four heads beat one on {wins} of the {len(seeds)} seeds; the means differ by "
+          f"{gap * 100:.1f} points,")
+    print(f"{'less' if abs(gap) < widest else 'more'} than the widest spread between seeds "
+          f"({widest * 100:.1f} points).")
+    print(f"No run passes {ceiling}%; a guess among 8 is right on {1 / VOCAB:.1%}.")
+    print("Why no run comes close: an ALiBi head knows where a key stands only by its bias")
+    print("-m (i - j), which falls with distance. Keys i - 1 and i - 2 hold tokens")
+    print("drawn alike, so content cannot tell them apart; with equal content scores")
+    print("key i - 2 gets e**-m times the weight of key i - 1, and e**-2m times that of")
+    print("the query's own token (lesson 15, stage 5, argues the same for previous-token:")
+    print("walkthroughs/15_does_attention_need_positions.py). Swap the tokens at i - 1")
+    print("and i - 2 of any start: key i - 1 then holds what key i - 2 held, and gets")
+    print("more weight than key i - 2 got. Summed over every start, each head gives key")
+    print("i - 2 less weight than key i - 1, whatever its tables hold: no length of")
+    print("training changes that. Mean weight at query 2 over all "
+          f"{VOCAB}**3 = {VOCAB ** 3} starts,")
+    print("key i - 1 against key i - 2, head by head:")
+    below, logits_agree = True, True
+    for heads in (1, 4):
+        for seed, model in zip(seeds, trained[heads]):
+            by_d, same = weights_back_from_query_2(model)
+            logits_agree = logits_agree and same
+            below = below and all(back > two_back for _, back, two_back in by_d)
+            pairs = "  ".join(f"{back:.3f} {'>' if back > two_back else '<='} {two_back:.3f}"
+                              for _, back, two_back in by_d)
+            print(f"   {heads} head{'s,' if heads > 1 else ', '} seed {seed}   {pairs}")
+    print(f"(these weights give each model's own logits? {logits_agree})")  # True
+    lesson.check("the weights recomputed head by head give each model's own logits",
+                 logits_agree)
+    lesson.check(f"on each of the {len(seeds)} seeds, every head of one and of four gives "
+                 f"key i - 2 less weight than key i - 1", below)
+    print("Four heads change the slopes, not the direction: on every seed every head")
+    print(f"ranks key i - 2 below key i - 1, and each of the four is {D // 4} columns wide.")
+    print("To single out i - 2, a head needs content that says where a key stands,")
+    print("which ALiBi never adds.")
     print("Now try exercises 20 and 21: python -m minipe exercises check 20")
