@@ -11,7 +11,11 @@ share what this module holds, so that each behaves as a learner expects:
   refused, and a run whose reader has gone (`| head -3`) stops at the next step;
 - every command ends quietly (`ends_quietly`): Ctrl-C prints one line and exits with 130,
   a closed pipe ends it with status 1 and no traceback, and a character the output's
-  encoding lacks is written as ?.
+  encoding lacks is written as ?;
+- every file a command writes (the book's pages, the notebooks, a stub's DONE line, a
+  figure) is written whole or not at all (`write_whole`), and what could not be written
+  is said in one sentence that names it: "cannot write 'build/book/index.html': No space
+  left on device".
 """
 
 from __future__ import annotations
@@ -23,7 +27,9 @@ import math
 import os
 import select
 import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Callable, Iterator, TextIO
 
 BAR = 30  # characters in the progress bar
@@ -160,3 +166,53 @@ def ends_quietly(command: Callable[[list[str]], int], argv: list[str]) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
         return 1  # as Python's documentation of SIGPIPE advises; and no traceback
     return status
+
+
+def why_unwritable(folder: Path) -> str:
+    """"" if a file can be made in `folder` (made if missing), else why not ("Read-only
+    file system"). A command asks before its long work (the book's lessons run for 20 s),
+    so that a folder it cannot write into costs nothing."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        return str(error.strerror or error)
+    return ""
+
+
+def write_whole(path: Path, data: str | bytes, mode: int | None = None,
+                folders: bool = False) -> Path:
+    """Write `data` (text as UTF-8, or bytes) to `path` whole or not at all; returns `path`.
+
+    The data goes to a temporary file in the same folder first; only when all of it is
+    there does os.replace put it at `path`, in one step: a reader, or the next run, finds
+    the old file or the new one, never half of either (a full disk, Ctrl-C). On failure
+    the temporary file is removed and an OSError says, in a sentence, which file could
+    not be written and why. The file gets `mode`, else the mode of the file it replaces,
+    else 0o644 (mkstemp's own 0o600 would hide a page from its readers). With `folders`,
+    missing folders above `path` are made first.
+    """
+    text = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        if folders:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                             suffix=".tmp")
+    except OSError as error:
+        raise OSError(f"cannot write {str(path)!r}: {error.strerror or error} (is "
+                      f"{str(path.parent)!r} an existing, writable folder?)") from error
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(text)
+        if mode is None:
+            mode = path.stat().st_mode & 0o7777 if path.is_file() else 0o644
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        if isinstance(error, OSError):
+            raise OSError(f"cannot write {str(path)!r}: {error.strerror or error}") from error
+        raise
+    return path

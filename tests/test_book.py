@@ -12,18 +12,23 @@ from the README read with a plain regex, or are written out by hand.
 from __future__ import annotations
 
 import ast
+import errno
 import html
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 from commands import FIGURES, LESSONS, ROOT, lesson_with_figures
 
+from minipe.__main__ import main
 from minipe.book import LessonRun, build_book, lesson_notebooks
 from minipe.book.literate import sections
 from minipe.book.pages import STYLE
@@ -374,6 +379,113 @@ def test_the_command_refuses_a_file_for_dir(tmp_path: Path) -> None:
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 2 and words in done.stderr, done.stderr
         assert "running" not in done.stderr  # no lesson ran
+
+
+REAL_FDOPEN = os.fdopen  # minipe.command_line.os is os: a patched fdopen is everyone's
+
+
+class FullDisk:
+    """os.fdopen for minipe.command_line that fails on its `nth` file like a full disk: half
+    the bytes reach the temporary file, then OSError(ENOSPC). The files before it pass."""
+
+    opened = 0
+
+    def __init__(self, nth: int) -> None:
+        self.nth = nth
+
+    def __call__(self, handle: int, mode: str = "r") -> Any:
+        self.opened += 1
+        stream = REAL_FDOPEN(handle, mode)
+        if self.opened < self.nth:
+            return stream
+        full = self
+
+        class Failing:
+            def __enter__(self) -> Failing:
+                return self
+
+            def __exit__(self, *exc: object) -> None:
+                stream.close()
+
+            def write(self, data: bytes) -> int:
+                stream.write(data[: len(data) // 2])
+                stream.flush()
+                raise OSError(errno.ENOSPC, f"No space left on device (file {full.nth})")
+
+        return Failing()
+
+
+def _no_lessons(*args: object) -> None:
+    raise AssertionError("no lesson runs once a folder is refused")
+
+
+def test_a_full_disk_stops_the_book_at_the_page_it_names(
+        runs: dict[str, LessonRun], book: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The disk fills at the 10th file: the 9 before are whole (as the session's book has
+    them), the 10th is not there, no temporary file is left; one sentence names it; 1."""
+    out = tmp_path / "book"
+    monkeypatch.setattr("minipe.book.command.run_lessons", lambda *args: runs)
+    monkeypatch.setattr("minipe.command_line.os.fdopen", FullDisk(10))
+    assert main(["book", str(out)]) == 1
+    said = capsys.readouterr()
+    last = said.err.strip().splitlines()[-1]
+    named = re.fullmatch(r"book: cannot write '(.+)': No space left on device \(file 10\); the "
+                         r"files written before it are whole, this one and the rest are as "
+                         r"they were", last)
+    assert named, said.err
+    assert "Traceback" not in said.err and said.out == ""
+    written = sorted(path for path in out.rglob("*") if path.is_file())
+    assert len(written) == 9 and not Path(named.group(1)).exists()
+    assert not [path for path in written if path.name.endswith(".tmp")]
+    for path in written:
+        assert path.read_bytes() == (book / path.relative_to(out)).read_bytes()
+
+
+def test_notebooks_that_cannot_be_written_are_refused_before_the_lessons_or_named(
+        runs: dict[str, LessonRun], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read-only walkthroughs/ (simulated: root writes through chmod): refused, status 2,
+    before any lesson runs or page is written. A disk that fills at the 2nd notebook: the 1st
+    is new, the 2nd and 3rd as they were, no temporary file; one sentence names it; 1. The
+    notebooks here are three files in this test's own folder, never the clone's."""
+    real = tempfile.TemporaryFile
+
+    def read_only(*args: Any, dir: Path, **kwargs: Any) -> Any:  # noqa: A002 (tempfile's name)
+        if Path(dir).name == "walkthroughs":
+            raise OSError(errno.EROFS, "Read-only file system")
+        return real(*args, dir=dir, **kwargs)
+
+    monkeypatch.setattr("minipe.command_line.tempfile.TemporaryFile", read_only)
+    monkeypatch.setattr("minipe.book.command.run_lessons", _no_lessons)
+    with pytest.raises(SystemExit) as stopped:
+        main(["book", str(tmp_path / "refused"), "--notebooks"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert f"--notebooks cannot write into {ROOT / 'walkthroughs'}: Read-only file system" in err
+    assert list((tmp_path / "refused").iterdir()) == []
+    monkeypatch.undo()
+
+    folder = tmp_path / "walkthroughs"
+    folder.mkdir()
+    notebooks = {folder / f"0{n}_lesson.ipynb": f"new {n}\n" for n in (1, 2, 3)}
+    for path in notebooks:
+        path.write_text("old\n")
+    monkeypatch.setattr("minipe.book.command.run_lessons", lambda *args: runs)
+    monkeypatch.setattr("minipe.book.command.lesson_notebooks", lambda *args: notebooks)
+    pages = len(list(_book_files(runs, tmp_path / "counted")))
+    monkeypatch.setattr("minipe.command_line.os.fdopen", FullDisk(pages + 2))
+    assert main(["book", str(tmp_path / "book"), "--notebooks"]) == 1
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith(f"book: cannot write {str(folder / '02_lesson.ipynb')!r}: No space")
+    assert [path.read_text() for path in notebooks] == ["new 1\n", "old\n", "old\n"]
+    assert sorted(path.name for path in folder.iterdir()) == [path.name for path in notebooks]
+
+
+def _book_files(runs: dict[str, LessonRun], out: Path) -> list[Path]:
+    """The files build_book writes (pages and copies), by building it once."""
+    build_book(out, runs)
+    return [path for path in out.rglob("*") if path.is_file()]
 
 
 def test_a_missing_run_is_named(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from commands import ran
 
 import minipe
 from minipe.__main__ import main
-from minipe.command_line import Progress
+from minipe.command_line import Progress, why_unwritable, write_whole
 
 ROOT = Path(__file__).resolve().parent.parent
 WALKTHROUGHS = ROOT / "walkthroughs"
@@ -355,6 +355,54 @@ def test_a_lesson_that_cannot_write_its_figures_says_so(tmp_path: Path) -> None:
     assert done.stderr.splitlines()[-1] == (
         f"04_sinusoidal_by_hand.py: error: --svg {a_file / 'figures'}: cannot make the "
         f"directory for the figures: Not a directory")
+
+
+def test_write_whole_writes_the_file_whole_or_not_at_all(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file a command writes goes through write_whole: text as UTF-8 bytes (a \\r\\n
+    kept), bytes as they are; a replaced file keeps its mode, a new one is 0o644; a folder
+    that cannot hold the file (its parent is a file: refused for root too), a failed rename
+    and Ctrl-C mid-write leave the old file as it was and no temporary file."""
+    page = write_whole(tmp_path / "a" / "b" / "page.html", "café\r\n", folders=True)
+    assert page.read_bytes() == b"caf\xc3\xa9\r\n" and page.stat().st_mode & 0o777 == 0o644
+    stub = tmp_path / "stub.py"
+    stub.write_bytes(b"DONE = False\n")
+    stub.chmod(0o600)
+    assert write_whole(stub, b"DONE = True\n") == stub and stub.read_bytes() == b"DONE = True\n"
+    assert stub.stat().st_mode & 0o777 == 0o600
+    taken = tmp_path / "taken"
+    taken.write_text("")
+    with pytest.raises(OSError, match=re.escape(f"cannot write {str(taken / 'x.html')!r}: Not a "
+                                                f"directory (is {str(taken)!r} an existing, "
+                                                f"writable folder?)")):
+        write_whole(taken / "x.html", "page")
+    with pytest.raises(OSError, match=re.escape(f"{str(taken / 'x.html')!r}: File exists (is")):
+        write_whole(taken / "x.html", "page", folders=True)  # a file where a folder goes
+    for fault in (PermissionError(13, "Permission denied"), KeyboardInterrupt()):
+        def fail(source: str, target: str, fault: BaseException = fault) -> None:
+            raise fault
+
+        monkeypatch.setattr("minipe.command_line.os.replace", fail)
+        expected = OSError if isinstance(fault, OSError) else KeyboardInterrupt
+        with pytest.raises(expected, match=re.escape(f"{str(stub)!r}: Permission denied")
+                           if expected is OSError else None):
+            write_whole(stub, "DONE = False\n")
+        assert stub.read_bytes() == b"DONE = True\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["a", "stub.py", "taken"]
+
+
+def test_why_unwritable_names_the_reason_before_the_work(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    assert why_unwritable(tmp_path / "new") == "" and (tmp_path / "new").is_dir()
+    (tmp_path / "taken").write_text("")
+    assert why_unwritable(tmp_path / "taken" / "pages") == "Not a directory"
+
+    def read_only(*args: object, **kwargs: object) -> None:
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr("minipe.command_line.tempfile.TemporaryFile", read_only)
+    assert why_unwritable(tmp_path) == "Read-only file system"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["new", "taken"]
 
 
 def test_a_gpt2_batch_pads_with_endoftext(capsys: pytest.CaptureFixture[str]) -> None:

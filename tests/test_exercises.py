@@ -973,6 +973,35 @@ def test_check_writes_the_marker_word_and_nothing_else(tmp_path: Path,
     assert [p.name for p in tmp_path.iterdir()] == ["06_softmax.py"]  # no file left behind
 
 
+@pytest.mark.parametrize("fault", [(28, "No space left on device"),
+                                   (30, "Read-only file system")], ids=["full", "read-only"])
+def test_a_stub_that_cannot_be_written_is_one_sentence_and_stays_whole(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        fault: tuple[int, str]) -> None:
+    """A full disk, a read-only clone: simulated in-process (the tests may run as root, whom
+    chmod does not stop): the new text is half written to its temporary file, then the
+    write fails. The check's verdict is printed, then one sentence naming the stub; the
+    stub is byte for byte as it was and no temporary file is left; status 1."""
+    path = tmp_path / "06_softmax.py"
+    right = "import math\nDONE = False\n" + inspect.getsource(solutions.softmax)
+    path.write_text(right, encoding="utf-8")
+    real_fdopen = os.fdopen
+
+    def failing(handle: int, mode: str = "r") -> object:
+        with real_fdopen(handle, mode) as stream:
+            stream.write(b"import math\nDONE = Tr")  # the new text's start, never finished
+        raise OSError(*fault)
+
+    monkeypatch.setattr("minipe.command_line.os.fdopen", failing)
+    assert main(["exercises", "--dir", str(tmp_path), "check", "6"]) == 1
+    said = capsys.readouterr()
+    assert "is right" in said.out and "Traceback" not in said.err
+    assert said.err.strip() == (f"cannot write {str(path.resolve())!r}: {fault[1]}: the check "
+                                f"above stands, but the stub's line DONE = False is unchanged")
+    assert path.read_text(encoding="utf-8") == right
+    assert [p.name for p in tmp_path.iterdir()] == ["06_softmax.py"]
+
+
 def test_a_stub_edited_during_the_check_is_not_written(tmp_path: Path) -> None:
     path = tmp_path / "06_softmax.py"
     path.write_text("DONE = False\n")

@@ -504,7 +504,7 @@ def test_a_failed_write_leaves_no_half_written_file(tmp_path: Path,
             self.stream.flush()
             raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("minipe.plot.files.os.fdopen", DiskFull)
+    monkeypatch.setattr("minipe.command_line.os.fdopen", DiskFull)
     with pytest.raises(OSError, match="No space left on device"):
         write_svg(tmp_path / "pe.svg", pe_table(8, 4).svg())
     assert leftovers(tmp_path) == []  # neither pe.svg nor a temporary file
@@ -517,11 +517,38 @@ def test_a_failed_replace_keeps_the_old_file(tmp_path: Path,
     def refuse(source: str, target: str) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr("minipe.plot.files.os.replace", refuse)
+    monkeypatch.setattr("minipe.command_line.os.replace", refuse)
     with pytest.raises(OSError, match="Permission denied"):
         write_svg(tmp_path / "pe.svg", pe_table(16, 8).svg())
     assert (tmp_path / "pe.svg").read_bytes() == old
     assert leftovers(tmp_path) == ["pe.svg"]
+
+
+def test_out_on_a_full_disk_is_one_sentence_and_no_file(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--out` when the disk fills mid-write (simulated in-process: the first half of the SVG
+    reaches the temporary file, then ENOSPC): status 2, the usage line and one sentence that
+    names the file, no traceback, and nothing left in the folder."""
+    real_fdopen = os.fdopen
+
+    def full(handle: int, mode: str = "r") -> Any:
+        stream = real_fdopen(handle, mode)
+        stream.write(b"<svg")  # the start of a figure, never finished
+        stream.flush()
+        stream.close()
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("minipe.command_line.os.fdopen", full)
+    out = tmp_path / "pe.svg"
+    with pytest.raises(SystemExit) as stopped:
+        main(["pe", "--positions", "4", "--d-model", "4", "--out", str(out)])
+    assert stopped.value.code == 2
+    said = capsys.readouterr()
+    assert said.err.strip().splitlines()[-1].endswith(
+        f"error: cannot write {str(out)!r}: No space left on device")
+    assert "Traceback" not in said.err and said.out == ""
+    assert leftovers(tmp_path) == []
 
 
 def test_write_svg_wants_svg_text(tmp_path: Path) -> None:

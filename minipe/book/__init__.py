@@ -66,6 +66,7 @@ from minipe.book.sources import (
     module_path,
     read_lesson,
 )
+from minipe.command_line import write_whole
 
 BAR = "\\|"  # a bar inside a markdown table's cell
 ROOT = Path(__file__).resolve().parent.parent.parent  # the clone: minipe/book/ is two below
@@ -184,15 +185,10 @@ def build_book(out: Path, runs: Mapping[str, LessonRun], root: Path = ROOT) -> l
     scripts = [lesson.path for lesson in lessons] + [HELPER] * (root / HELPER).exists()
     copied = sorted(set(copied) | {copy_path(path) for path in scripts})
     paths = []
-    for page, text in written.items():
-        path = out / page
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        paths.append(path)
+    for page, text in written.items():  # each whole or not at all: OSError names the page
+        paths.append(write_whole(out / page, text, folders=True))
     for page in copied:  # as they are: a reader downloads a lesson and runs it
-        path = out / page
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes((root / page.removeprefix("files/")).read_bytes())
+        write_whole(out / page, (root / page.removeprefix("files/")).read_bytes(), folders=True)
     return paths
 
 

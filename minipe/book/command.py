@@ -16,6 +16,7 @@ from pathlib import Path
 from minipe.book import ROOT, build_book, lesson_notebooks
 from minipe.book.runs import run_lessons
 from minipe.book.sources import lesson_paths
+from minipe.command_line import why_unwritable, write_whole
 
 
 NEEDS_A_CLONE = ("python -m minipe book needs a clone of the minipe repository, since it runs "
@@ -48,7 +49,10 @@ def _directory(text: str) -> Path:
 
 
 def book_command(argv: list[str]) -> int:
-    """Build the book; 0 when written. A missing clone or a failing lesson exits 2 or 1."""
+    """Build the book; 0 when written. A missing clone, or a folder that cannot be written
+    into (DIR; walkthroughs/ with --notebooks), exits 2 before any lesson runs; a failing
+    lesson, or a file that cannot be written (a full disk), exits 1 with one sentence. Every
+    page and notebook is written whole or not at all (write_whole)."""
     parser = book_parser()
     args = parser.parse_args(argv)
     paths = lesson_paths(ROOT)
@@ -57,12 +61,13 @@ def book_command(argv: list[str]) -> int:
         return 2
     if args.dir.exists() and not args.dir.is_dir():
         parser.error(f"{args.dir} is a file: DIR must be a directory (made if missing)")
-    try:  # before the lessons run (about 20 s): a DIR that cannot be written costs nothing
-        args.dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=args.dir):
-            pass
-    except OSError as error:
-        parser.error(f"cannot write the pages into {args.dir}: {error.strerror or error}")
+    # before the lessons run (about 20 s): a folder that cannot be written costs nothing
+    reason = why_unwritable(args.dir)
+    if reason:
+        parser.error(f"cannot write the pages into {args.dir}: {reason}")
+    reason = why_unwritable(ROOT / "walkthroughs") if args.notebooks else ""
+    if reason:
+        parser.error(f"--notebooks cannot write into {ROOT / 'walkthroughs'}: {reason}")
 
     def say(line: str) -> None:
         print(f"book: {line}", file=sys.stderr, flush=True)
@@ -75,10 +80,15 @@ def book_command(argv: list[str]) -> int:
         except RuntimeError as error:
             say(str(error))
             return 1
-        pages = build_book(args.dir, runs)
         notebooks = lesson_notebooks(runs) if args.notebooks else {}
-    for path, text in notebooks.items():
-        path.write_text(text, encoding="utf-8")
+        try:  # each file whole or not at all; a full disk stops at the file it names
+            pages = build_book(args.dir, runs)
+            for path, text in notebooks.items():
+                write_whole(path, text)
+        except OSError as error:
+            say(f"{error}; the files written before it are whole, this one and the rest "
+                f"are as they were")
+            return 1
     say(f"wrote {len(pages)} pages in {time.perf_counter() - start:.1f} s"
         + (f" and {len(notebooks)} notebooks into walkthroughs/" if notebooks else ""))
     print(args.dir / "index.html")

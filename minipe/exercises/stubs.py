@@ -5,16 +5,16 @@ writes `DONE = True` in its place, and `DONE = False` when a later check fails:
 that word is the only thing it ever changes. It writes a new file beside the
 stub and renames it over the old one (os.replace: all or nothing), and only if
 the file still holds the text that was checked - an editor that saved in the
-meantime wins. Nothing is written anywhere else.
+meantime wins. Nothing is written anywhere else. A stub that cannot be written (a
+read-only clone, a full disk) stays as it was, and `check` says so in a sentence.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from pathlib import Path
 
+from minipe.command_line import write_whole
 from minipe.exercises.catalogue import Exercise
 
 MARKER = re.compile(r"^DONE = (True|False)\b", re.MULTILINE)
@@ -58,15 +58,7 @@ def mark(path: Path, source: str, done: bool) -> str:
     if read(path) != source:
         return f"{path} changed while it was checked: nothing written, check it again"
     text = MARKER.sub(f"DONE = {done}", source, count=1)
-    target = path.resolve()  # a link to the stub stays a link; the stub itself is replaced
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                                         suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
-            file.write(text)
-        os.chmod(temporary, target.stat().st_mode & 0o7777)
-        os.replace(temporary, target)  # the old file or the new one, never half of either
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    # a link to the stub stays a link; the stub itself is replaced, its mode kept: the old
+    # file or the new one, never half of either (a full disk, a read-only clone: OSError)
+    write_whole(path.resolve(), text)
     return f"{path}: DONE = {done}"

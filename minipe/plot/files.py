@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
+
+from minipe.command_line import write_whole
 
 
 def checked_svg_path(path: object) -> Path:
@@ -34,29 +35,13 @@ def write_svg(path: str | os.PathLike[str], svg: str) -> Path:
     """Write `svg` to `path` all at once: a failed write leaves no half-written file.
 
     `path` must end in .svg and hold nothing but, at most, an SVG already
-    (checked_svg_path). The text goes to a temporary file in the same directory
-    first; only when it is complete does os.replace put it at `path` (one step,
-    even if `path` existed). On any error the temporary file is removed. Returns
-    the path.
+    (checked_svg_path). It is written as every command writes a file
+    (minipe.command_line.write_whole): to a temporary file in the same directory
+    first, which only when complete os.replace puts at `path` (one step, even if
+    `path` existed); on any error the temporary file is removed and an OSError
+    names the path. Returns the path.
     """
     if not isinstance(svg, str) or not svg.startswith("<svg"):
         raise TypeError("svg must be the SVG text (a str starting with '<svg') that "
                         "heatmap_svg or line_chart_svg returned")
-    target = checked_svg_path(path)
-    try:
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                                             suffix=".tmp")
-    except OSError as error:
-        raise OSError(f"cannot write {str(target)!r}: {error.strerror or error} (is "
-                      f"{str(target.parent)!r} an existing, writable directory?)") from error
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(svg)
-        os.chmod(temporary, 0o644)  # mkstemp made it private (0o600); a figure is for all
-        os.replace(temporary, target)
-    except BaseException as error:
-        os.unlink(temporary)
-        if isinstance(error, OSError):
-            raise OSError(f"cannot write {str(target)!r}: {error.strerror or error}") from error
-        raise
-    return target
+    return write_whole(checked_svg_path(path), svg, mode=0o644)  # a figure is for all
