@@ -206,10 +206,12 @@ def test_lesson_13_prints_numbers_that_obey_the_formulas() -> None:
     # the measured variances are near d_k, and near 1 after the division
     for d_k in (4, 16, 64, 256):
         line = next(line for line in lines
-                    if line.split()[:1] == [str(d_k)] and len(line.split()) == 3)
-        variance, scaled = float(line.split()[1]), float(line.split()[2])
+                    if line.split()[:1] == [str(d_k)] and len(line.split()) == 4)
+        variance, scaled, spread = (float(word) for word in line.split()[1:])
         assert math.isclose(variance, d_k, rel_tol=0.15)
         assert math.isclose(scaled, 1.0, abs_tol=0.15)
+        # a variance of 1000 draws of x = q . k / sqrt(d_k): E[x**4] = 3 + 6 / d_k
+        assert math.isclose(spread, math.sqrt((3 + 6 / d_k - 1) / 1000), abs_tol=5e-4)
     # |PE(pos)| = sqrt(512 / 2) = 16; N(0, 1) rows of 512 numbers: norm about sqrt(512)
     assert f"= {math.sqrt(256):.4f} at every pos" in output
     n01 = next(line for line in lines if "N(0, 1) rows:" in line)

@@ -208,6 +208,9 @@ KEY_NUMBERS: dict[str, list[str]] = {
         f"score     -inf   exp = {math.exp(-math.inf):.4f}",  # exp(-inf) = 0
         f"sqrt(d_model / 2) = {math.sqrt(512 / 2):.4f}",  # 16: each pair sin**2 + cos**2 = 1
         f"those times sqrt(512) = {math.sqrt(512):.2f}",
+        # a variance of 1000 draws of x is off by sqrt((E[x**4] - 1) / 1000), E[x**4] =
+        # 3 + 6/d_k: d_k = 256 gives sqrt(2.0234375 / 1000), d_k = 4 sqrt(3.5 / 1000)
+        f"/ 1000): {math.sqrt(2.0234375 / 1000):.3f} to {math.sqrt(3.5 / 1000):.3f} here",
     ],
     "14_past_the_context_window.py": [  # its frequency tables: tests/test_context.py
         # d = 128, L = 2048: theta_63 = 10000**(-126/128) turns 0.038 times; 2047 * theta_63

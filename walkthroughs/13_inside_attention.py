@@ -155,7 +155,8 @@ if __name__ == "__main__":
     rng = random.Random(0)
     samples = 1000
     print(f"   q, k with d_k entries drawn from N(0, 1), {samples} pairs each:")
-    print("    d_k   variance of q . k   of q . k / sqrt(d_k)")
+    print("    d_k   variance of q . k   of q . k / sqrt(d_k)   a sample's spread")
+    off = {}  # d_k -> how many spreads the scaled variance lands from 1
     for d in (4, 16, 64, 256):
         dots = []
         for _ in range(samples):
@@ -164,10 +165,27 @@ if __name__ == "__main__":
             dots.append(q.dot(k))
         mean = sum(dots) / samples
         variance = sum((dot - mean) ** 2 for dot in dots) / samples
-        print(f"   {d:4}   {variance:17.2f}   {variance / d:20.3f}")
+        spread = math.sqrt((2 + 6 / d) / samples)  # worked out below
+        off[d] = (variance / d - 1) / spread
+        print(f"   {d:4}   {variance:17.2f}   {variance / d:20.3f}   {spread:17.3f}")
     print("Each q_i k_i has mean 0 and variance 1, and the d_k of them add:")
-    print("Var(q . k) = d_k, and dividing by sqrt(d_k) brings it back to 1. The")
-    print("2017 paper (Vaswani et al., section 3.2.1) gives this argument, and")
+    print("Var(q . k) = d_k, and dividing by sqrt(d_k) brings it back to 1, on average.")
+    print(f"Each row measures it on a sample of {samples} pairs, and a variance measured")
+    print("on n draws of x is off by about sqrt((E[x**4] - 1) / n), its standard")
+    print("deviation: a sample's spread. Each q_i k_i has E[(q_i k_i)**4] = 3 x 3 = 9,")
+    print("the sum of d_k of them E[(q . k)**4] = 9 d_k + 3 d_k (d_k - 1), so")
+    print("x = q . k / sqrt(d_k) has E[x**4] = 3 + 6 / d_k, and the spread is")
+    spreads = [math.sqrt((2 + 6 / d) / samples) for d in off]
+    print(f"sqrt((2 + 6 / d_k) / {samples}): {min(spreads):.3f} to {max(spreads):.3f} "
+          f"here. A sample of {samples} pairs")
+    print(f"lands within two spreads ({2 * min(spreads):.2f} to {2 * max(spreads):.2f}) "
+          f"of 1 about 19 times in 20.")
+    worst = max(off, key=lambda d: abs(off[d]))
+    print(f"The farthest row, d_k = {worst}, is {abs(off[worst]):.1f} spreads "
+          f"{'below' if off[worst] < 0 else 'above'} 1; every row is within 2.")
+    lesson.check("every scaled variance lies within 2 of a sample's spreads of 1",
+                 all(abs(x) <= 2 for x in off.values()))
+    print("The 2017 paper (Vaswani et al., section 3.2.1) gives this argument, and")
     print("suspects that large scores push the softmax where its gradients are tiny.")
     scores = [rng.gauss(0.0, 16.0) for _ in range(5)]  # spread sqrt(256) = 16, unscaled
     unscaled = max(softmax(scores))
