@@ -52,6 +52,35 @@ def test_the_cached_steps_logits_are_the_full_forwards_last_row(positions: str) 
         assert logits == list(full.rows[t]), (positions, t)
 
 
+@pytest.mark.parametrize("heads, scale", [(1, 1.0), (2, 1.0), (2, 1.3), (4, 0.8)])
+def test_whole_head_rope_with_a_scale_gives_the_full_forwards_last_row(heads: int,
+                                                                       scale: float) -> None:
+    # RoPE on every column of each head (q and k turned together), YaRN's scale or none
+    model = TinyModel(7, 8, 16, positions="rope", seed=3, num_heads=heads)
+    assert model.frequencies is not None
+    model = model.with_frequencies(model.frequencies, attention_scale=scale)
+    ids = [4, 0, 6, 6, 2, 1, 3]
+    cache = EMPTY
+    for t, token_id in enumerate(ids):
+        logits, cache = next_logits(model, cache, token_id)
+        assert logits == list(model.logits(ids[:t + 1]).rows[t]), (heads, scale, t)
+
+
+def test_a_models_token_columns_are_its_tables_columns_built_once() -> None:
+    # the columns of [W_q | W_k | W_v] and W_out, read here from the tables' lists;
+    # the same tuples the second time (kept), and a new model's are its own
+    model = TinyModel(5, 4, 8, positions="rope", seed=1)
+    tables = {name: W.tolist() for name, W in model.parameters().items()}
+    qkv, out = model.token_columns
+    assert [list(c) for c in qkv] == [[row[c] for row in tables[name]]
+                                      for name in ("W_q", "W_k", "W_v") for c in range(4)]
+    assert [list(c) for c in out] == [[row[c] for row in tables["W_out"]] for c in range(5)]
+    assert model.token_columns is model.token_columns
+    assert isinstance(qkv, tuple) and all(isinstance(c, tuple) for c in qkv)
+    other = model.with_parameters({**model.parameters(), "W_out": model.parameters()["W_out"] * 2})
+    assert other.token_columns[1] != out and other.token_columns[0] == qkv
+
+
 def test_the_cache_stores_keys_already_turned_at_their_own_positions() -> None:
     model = TinyModel(7, 4, 16, positions="rope", seed=2)  # one head: its keys are x W_k
     ids = [1, 2, 3, 4]

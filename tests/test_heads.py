@@ -17,7 +17,10 @@ import pytest
 
 from minipe import Batch, Matrix, TinyModel, Vector, allclose
 from minipe.attention import scaled_dot_product_attention
-from minipe.training.heads import alibi_each, attention_rows, cut, every_head
+from minipe.attention import softmax
+from minipe.rotary import apply_rotary
+from minipe.training.heads import (alibi_each, attention_rows, cut, every_head, softmax_row,
+                                   turned, turned_at)
 
 KINDS = ("none", "learned", "sinusoidal", "rope", "alibi")
 Table = list[list[float]]
@@ -317,3 +320,41 @@ def test_attention_rows_of_a_small_causal_head_worked_by_hand() -> None:
     late = math.exp(4.0) / (1.0 + math.exp(4.0))
     assert allclose(weights, [[1.0, 0.0], [1.0 - late, late]], rel_tol=1e-15)
     assert allclose(output, [[1.0], [(1.0 - late) * 1.0 + late * 3.0]], rel_tol=1e-15)
+
+
+def test_turned_at_is_chapter_5s_apply_rotary_for_rows_at_one_position() -> None:
+    # a new token's q and k, turned by turned_at, against `turned` (chapter 5's apply_rotary
+    # with the rows at pos, then times the scale): bit for bit, whole and partial RoPE
+    # (pairs only in the first 2 len(thetas) columns), with and without YaRN's scale
+    rng = random.Random(9)
+    for trial in range(40):
+        pairs, rest = rng.randint(1, 4), rng.choice([0, 0, 2, 3])
+        thetas = Vector([rng.uniform(0.0, 1.5) for _ in range(pairs)])
+        x = _table(rng, rng.randint(1, 3), 2 * pairs + rest)
+        pos, scale = rng.randint(0, 3000), rng.choice([1.0, 1.0, 1.17])
+        expected = turned(x, thetas, scale, [pos] * len(x.rows))
+        assert turned_at(x.rows, thetas.values, scale, pos) == expected.tolist(), trial
+        if rest == 0 and scale == 1.0:  # apply_rotary itself, its door and all
+            plain = apply_rotary(x, positions=[pos] * len(x.rows), frequencies=thetas)
+            assert turned_at(x.rows, thetas.values, 1.0, pos) == plain.tolist()
+
+
+def test_turned_at_of_small_rows_worked_by_hand() -> None:
+    # [1, 0] at pos 2 with theta 0.5 turns by a = 1 radian: [cos 1, sin 1]; the column
+    # after the pair stays 7; times 2 (the scale) only the turned pair doubles; pos 0: as is
+    assert turned_at([[1.0, 0.0, 7.0]], [0.5], 1.0, 2) == [[math.cos(1.0), math.sin(1.0), 7.0]]
+    assert turned_at([[1.0, 0.0, 7.0]], [0.5], 2.0, 2) == [
+        [2 * math.cos(1.0), 2 * math.sin(1.0), 7.0]]
+    assert turned_at([[3.0, -4.0], [0.5, 2.0]], [0.25], 1.0, 0) == [[3.0, -4.0], [0.5, 2.0]]
+
+
+def test_softmax_row_is_chapter_4s_softmax_bit_for_bit() -> None:
+    # [0, log 3] -> 1/4, 3/4 by hand; random rows, some holding -inf (hidden keys),
+    # against chapter 4's softmax
+    assert softmax_row([0.0, math.log(3.0)]) == pytest.approx([0.25, 0.75], rel=1e-15)
+    rng = random.Random(2)
+    for trial in range(30):
+        scores = [rng.uniform(-50.0, 50.0) for _ in range(rng.randint(1, 9))]
+        if trial % 3 == 0:
+            scores += [-math.inf]
+        assert softmax_row(scores) == list(softmax(scores).values), trial

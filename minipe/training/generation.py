@@ -33,21 +33,33 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import Mapping, Protocol, Sequence
 
 from minipe.arrays import Matrix
 from minipe.arrays.vector import dots
-from minipe.attention import softmax
 from minipe.checks import check_type, checked_size
-from minipe.training.heads import alibi_at, every_head, position_rows, turned, turned_back
+from minipe.training.heads import alibi_at, position_rows, softmax_row, turned_at, turned_back
 from minipe.training.passes import Model
 
 
+Columns = tuple[tuple[float, ...], ...]  # a table's columns, each a row of its transpose
+
+
 class CachedModel(Model, Protocol):
-    """What generation reads of a model: what the passes read, and its `logits`
-    (TinyModel has all of it; it calls this module)."""
+    """What generation reads of a model: what the passes read, its `logits` and its
+    `token_columns` (TinyModel has all of it; it calls this module)."""
 
     def logits(self, ids: Sequence[int]) -> Matrix: ...
+    @property
+    def token_columns(self) -> tuple[Columns, Columns]: ...
+
+
+def token_columns(weights: Mapping[str, Matrix]) -> tuple[Columns, Columns]:
+    """The columns a new token's row meets: the 3d of [W_q | W_k | W_v] (its q, k and v
+    are x . each) and the vocab_size of W_out (its logits). TinyModel builds them once,
+    the first time a token asks (`TinyModel.token_columns`): a model never changes."""
+    qkv = weights["W_q"].T.rows + weights["W_k"].T.rows + weights["W_v"].T.rows  # (3d,)
+    return qkv, weights["W_out"].T.rows
 
 
 @dataclass(frozen=True, init=False)
@@ -98,22 +110,22 @@ def next_logits(model: CachedModel, cache: KVCache, token_id: int) -> tuple[list
         x = x + position_rows(model.positions, weights.get("position_embedding"), 1,
                               model.d_model, model.base, [pos])[0]  # + P[pos]
     d, head_dim = model.d_model, model.head_dim
-    columns = weights["W_q"].T.rows + weights["W_k"].T.rows + weights["W_v"].T.rows
-    qkv = tuple(dots(x.values, columns))  # (3d,): x [W_q | W_k | W_v], one row . each column
+    qkv_columns, out_columns = model.token_columns  # the tables' columns, built once
+    qkv = dots(x.values, qkv_columns)  # (3d,): x [W_q | W_k | W_v], one row . each column
     q_row, k_row, v_row = qkv[:d], qkv[d:2 * d], qkv[2 * d:]  # (d,) each
-    whole = every_head(model.frequencies, head_dim, model.num_heads)
-    if whole is not None:  # RoPE: every head's q and k turned together, at pos; k stored turned
-        q_row, k_row = turned(Matrix([q_row, k_row]), whole, model.attention_scale,
-                              [pos, pos]).rows
+    thetas = model.frequencies.values if model.frequencies is not None else ()
+    whole = 2 * len(thetas) == head_dim  # RoPE turns all of each head's columns
+    if whole:  # every head's q and k turned together, pair i by pos * theta_i; k stored turned
+        q_row, k_row = turned_at([q_row, k_row], thetas * model.num_heads,
+                                 model.attention_scale, pos)
     sqrt_d = math.sqrt(head_dim)
     keys, values_T, joined = [], [], []
     for h in range(model.num_heads):
         cut = slice(h * head_dim, (h + 1) * head_dim)  # head h's columns
         q, k = q_row[cut], k_row[cut]  # (head_dim,) each
-        if model.frequencies is not None and whole is None:  # partial RoPE: head by head
-            q, k = turned(Matrix([q, k]), model.frequencies, model.attention_scale,
-                          [pos, pos]).rows
-        K = _with_row(cache.keys[h], k) if pos else Matrix([k])  # (pos + 1, head_dim)
+        if thetas and not whole:  # partial RoPE: head by head
+            q, k = turned_at([q, k], thetas, model.attention_scale, pos)
+        K = _with_row(cache.keys[h], tuple(k)) if pos else Matrix([k])  # (pos + 1, head_dim)
         V_T = _with_column(cache.values_T[h], v_row[cut]) if pos else (
             Matrix([v_row[cut]]).T)  # (head_dim, pos + 1): V^T
         # q . k_j / sqrt(head_dim) for the keys j = 0 .. pos, none after it: causal
@@ -121,11 +133,11 @@ def next_logits(model: CachedModel, cache: KVCache, token_id: int) -> tuple[list
         if model.alibi_slopes is not None:
             bias = alibi_at(model.alibi_slopes[h], [pos], range(pos + 1), pos + 1).rows[0]
             scores = [score + b_j for score, b_j in zip(scores, bias)]  # + -m_h (pos - j)
-        attention_weights = softmax(scores)  # (pos + 1,)
-        joined += dots(attention_weights.values, V_T.rows)  # head h's sum_j weights_j v_j
+        attention_weights = softmax_row(scores)  # (pos + 1,): chapter 4's softmax
+        joined += dots(attention_weights, V_T.rows)  # head h's sum_j weights_j v_j
         keys.append(K)
         values_T.append(V_T)
-    logits = dots(joined, weights["W_out"].T.rows)  # (vocab_size,): [out_0 | out_1 ...] W_out
+    logits = dots(joined, out_columns)  # (vocab_size,): [out_0 | out_1 ...] W_out
     return logits, _grown(keys, values_T)
 
 
@@ -135,7 +147,7 @@ def _with_row(K: Matrix, k: tuple[float, ...]) -> Matrix:
     return K.picked(K.rows + (k,))
 
 
-def _with_column(V_T: Matrix, v: tuple[float, ...]) -> Matrix:
+def _with_column(V_T: Matrix, v: Sequence[float]) -> Matrix:
     """V^T with v (head_dim,) as one more column: (head_dim, n + 1), as _with_row."""
     return V_T.picked([column + (value,) for column, value in zip(V_T.rows, v)])
 

@@ -22,9 +22,11 @@ head at once (head by head when it is partial), every head's q, k and v are
 cut from the rows of every sequence at once (`cut`: one transpose for all the
 heads), then attention runs sequence by sequence, one ALiBi bias per head and
 length: `attention_rows`, chapter 4's formula row by row, where a causal query i
-scores only the keys 0 .. i (the masked half is never computed). The smaller pieces serve generation with a cache too
-(minipe/training/generation.py). All trust their arguments: TinyModel's door has
-checked them.
+scores only the keys 0 .. i (the masked half is never computed). The smaller
+pieces serve generation with a cache too (minipe/training/generation.py), and two
+serve one new token: `turned_at`, RoPE on rows that stand at one position, and
+`softmax_row`, chapter 4's softmax of one row. All trust their arguments:
+TinyModel's door has checked them.
 
 >>> columns(Matrix([[1, 2, 3, 4]]), 2, 4)
 Matrix([[3.0, 4.0]], shape=(1, 2))
@@ -107,6 +109,27 @@ def turned(x: Matrix, frequencies: Vector, scale: float,
     return side_by_side([part, columns(x, rotary_dims, len(x.rows[0]))])  # [turned | rest]
 
 
+def turned_at(rows: Sequence[Sequence[float]], thetas: Sequence[float], scale: float,
+              pos: int) -> list[list[float]]:
+    """`turned` for rows that all stand at one position pos (a new token's q and k): pair i,
+    columns (2i, 2i + 1), turned by a = pos * theta_i and times `scale`, the columns after
+    2 len(thetas) as they are. cos a and sin a are computed once for all the rows. The
+    numbers are turned's, bit for bit (tests/test_heads.py), without apply_rotary's door
+    and its table: the rows come from a model whose door has checked it."""
+    turns = [(math.cos(pos * theta), math.sin(pos * theta)) for theta in thetas]  # a_i
+    out = []
+    for row in rows:
+        row_out = list(row)
+        for i, (cos_a, sin_a) in enumerate(turns):
+            first, second = row[2 * i], row[2 * i + 1]
+            row_out[2 * i] = first * cos_a - second * sin_a  # x[2i] cos a - x[2i+1] sin a
+            row_out[2 * i + 1] = first * sin_a + second * cos_a  # x[2i] sin a + x[2i+1] cos a
+        if scale != 1.0:  # YaRN's: the turned columns times it, as turned's part * scale
+            row_out[:2 * len(turns)] = [value * scale for value in row_out[:2 * len(turns)]]
+        out.append(row_out)
+    return out
+
+
 def turned_back(d_x: Matrix, frequencies: Vector, scale: float,
                 positions: Sequence[int] | None) -> Matrix:
     """The gradient through `turned`: the turned columns turned back, the rest as they are."""
@@ -175,12 +198,19 @@ def attention_rows(q: Matrix, k: Matrix, v: Matrix, *, causal: bool, bias: Matri
             if not any(mask[i][:seen]):
                 rows.append([0.0] * n)  # no key to see: zero weights, a zero output
                 continue
-        top = max(scores)  # softmax, as chapter 4's: exp(score - top) <= 1
-        exps = [math.exp(score - top) for score in scores]
-        total = sum(exps)
-        rows.append([e / total for e in exps] + [0.0] * (n - seen))  # keys after i: 0
+        rows.append(softmax_row(scores) + [0.0] * (n - seen))  # keys after i: 0
     weights = Matrix(rows)  # (n, n): every row sums to 1 (or is 0: no key)
     return weights, weights @ v  # output (n, head_dim): row i is sum_j weights[i, j] v_j
+
+
+def softmax_row(scores: Sequence[float]) -> list[float]:
+    """Chapter 4's softmax of one row of scores, as its rows are computed: exp(score - top)
+    / sum, with top = max(scores) (every exp <= 1). The scores hold a finite top: a key the
+    row may see, from a model whose door has checked it."""
+    top = max(scores)
+    exps = [math.exp(score - top) for score in scores]  # exp(-inf) == 0.0: hidden keys
+    total = sum(exps)
+    return [e / total for e in exps]
 
 
 class HeadSettings(Protocol):

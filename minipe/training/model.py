@@ -23,13 +23,14 @@ import dataclasses
 import math
 import random
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence, overload
 
 from minipe.arrays import Matrix, Vector
 from minipe.arrays import Batch
 from minipe.embedding import Embedding
-from minipe.training.generation import generate_greedy
+from minipe.training.generation import Columns, generate_greedy, token_columns
 from minipe.training.passes import Backprop as Backprop  # what backprop returns; exported
 from minipe.training.passes import backward, forward, spans
 from minipe.pipeline import ALIBI_SLOPE
@@ -135,6 +136,13 @@ class TinyModel:
         """Every table that training changes, by name (a new dict; the tables are immutable)."""
         assert self.weights is not None  # __post_init__ fills it
         return dict(self.weights)
+
+    @cached_property
+    def token_columns(self) -> tuple[Columns, Columns]:
+        """The columns of [W_q | W_k | W_v] and of W_out that a generated token's row meets
+        (minipe/training/generation.py), derived from the tables the first time a token asks
+        and kept: the model never changes, and they are tuples, which nothing changes."""
+        return token_columns(self.parameters())
 
     def with_parameters(self, parameters: Mapping[str, Matrix]) -> TinyModel:
         """A new model with the same settings and these tables (names and shapes as now)."""
