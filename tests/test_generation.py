@@ -106,6 +106,27 @@ def test_generation_refuses_what_it_cannot_do_with_a_sentence() -> None:
         learned.generate([1, 9], 2)
 
 
+def test_generate_refuses_too_many_tokens_naming_max_new_tokens_before_building_any() -> None:
+    rope, learned = TinyModel(7, 4, 8, positions="rope"), TinyModel(7, 4, 8)
+    # 10**12 tokens: refused at once (it used to build a list of 10**12 zeros first)
+    with pytest.raises(ValueError, match=r"max_new_tokens=1000000000000 make n = "
+                                         r"1,000,000,000,001 tokens; with the cache"):
+        rope.generate([1], 10**12)
+    # sqrt(125,000,000) = 11,180.3: n x n weights of n = 11,180 tokens fit, 20,001 do not
+    with pytest.raises(ValueError, match=r"max_new_tokens=20000 .* ask for at most 11,179 new"):
+        rope.generate([1], 20000)
+    with pytest.raises(ValueError, match=r"without the cache, the last pass holds n x n = "
+                                         r"400,040,001 attention weights"):
+        rope.generate([1], 20000, use_cache=False)
+    # a prompt of 10 tokens on an 8-row learned table: no count of new tokens fits
+    for count in (0, 2):
+        with pytest.raises(ValueError, match=r"the prompt ids has 10 tokens, but a learned "
+                                             r"position table has only context_length=8 rows "
+                                             r"\(0 .. 7\): the prompt alone does not fit"):
+            learned.generate([1] * 10, count)
+    assert len(learned.generate([1] * 8, 1)) == 9  # the 8th row is the last one fed
+
+
 def _turned_by_hand(row: list[float], pos: int, thetas: list[float]) -> list[float]:
     """Pair i of the row turned by pos * theta_i: (a cos - b sin, a sin + b cos)."""
     turned = []

@@ -24,7 +24,7 @@ import operator
 from typing import Any, Callable, Mapping
 
 from minipe.arrays import Matrix
-from minipe.checks import (check_axis, check_frequencies, check_ids, check_mask,
+from minipe.checks import (MAX_NUMBERS, check_axis, check_frequencies, check_ids, check_mask,
                            check_table_size, check_type, check_unused, checked_base,
                            checked_flag, checked_number, checked_positions, checked_size)
 from minipe.pipeline import ALIBI_SLOPE, check_settings
@@ -33,6 +33,7 @@ from minipe.training.gradients import IGNORE
 from minipe.training.passes import Inputs
 
 LARGEST_WEIGHT = 1e30  # dW_q = x^T dq multiplies 6 weights: 1e180, far below 1.8e308
+MAX_TOKENS = math.isqrt(MAX_NUMBERS)  # 11,180: n x n attention weights fit in memory
 LARGEST_SCALE = 1e6  # YaRN's is 0.1 ln(factor) + 1, near 1; scores grow with its square
 ONLY = (  # a setting only one kind of positions has: (name, that kind, else, what it does)
     ("rotary_fraction", "rope", 1.0, "only a RoPE model turns a fraction of each head"),
@@ -238,7 +239,8 @@ def checked_examples(model: Any, inputs: object, targets: Any, attention_mask: o
 def checked_generation(model: Any, ids: object, max_new_tokens: object,
                        use_cache: object) -> int:
     """A prompt of IDs, a count >= 0 of new tokens, a flag, a causal model; a learned table
-    needs a row for every position fed in: the prompt's and all new ones but the last."""
+    needs a row for every position fed in: the prompt's and all new ones but the last; the
+    prompt and the new tokens at most MAX_TOKENS, checked before anything is built."""
     if not isinstance(ids, (list, tuple)) or not ids or isinstance(ids[0], (list, tuple)):
         raise TypeError(f"ids must be one non-empty sequence of IDs (the prompt), "
                         f"got {ids!r:.60}")
@@ -248,11 +250,26 @@ def checked_generation(model: Any, ids: object, max_new_tokens: object,
         raise ValueError("generate needs a causal model (causal=True): a cache keeps the "
                          "keys and values of earlier tokens unchanged, which is true only "
                          "when no token sees the ones after it")
-    last, rows = len(ids) + count - 2, model.context_length  # the last new token is not fed
+    prompt, rows = len(ids), model.context_length
+    if model.positions == "learned" and prompt > rows:
+        raise ValueError(f"the prompt ids has {prompt} tokens, but a learned position table "
+                         f"has only context_length={rows} rows (0 .. {rows - 1}): the prompt "
+                         f"alone does not fit; give at most its last {rows} tokens")
+    last = prompt + count - 2  # the last new token is not fed
     if model.positions == "learned" and last >= rows:
-        raise ValueError(f"a prompt of {len(ids)} tokens and max_new_tokens={count} feed the "
+        raise ValueError(f"a prompt of {prompt} tokens and max_new_tokens={count} feed the "
                          f"model positions up to {last}, but a learned position table has "
                          f"only context_length={rows} rows (0 .. {rows - 1}): ask for at most "
-                         f"{rows + 1 - len(ids)} new tokens")
-    checked_inputs(model, list(ids) + [0] * max(count - 1, 0), "ids", None, None)
+                         f"{rows + 1 - prompt} new tokens")
+    n = prompt + count  # the tokens generation ends with
+    if n * n > MAX_NUMBERS:  # the cache: n (n + 1) / 2 scores per head; without, n x n at once
+        raise ValueError(f"a prompt of {prompt} tokens and max_new_tokens={count} make "
+                         f"n = {n:,} tokens; " + (
+                             "with the cache, token p computes p + 1 scores per head, "
+                             f"about n**2 / 2 = {n * n // 2:,} in all, one at a time"
+                             if use_cache else "without the cache, the last pass holds n x n "
+                             f"= {n * n:,} attention weights")
+                         + f"; minipe generates at most {MAX_TOKENS:,} tokens in all, so ask "
+                         f"for at most {max(MAX_TOKENS - prompt, 0):,} new tokens")
+    checked_inputs(model, ids, "ids", None, None)  # the prompt's IDs
     return count
