@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import operator
 import sys
-from collections.abc import Iterable, Mapping  # isinstance: quicker than typing's
+from collections.abc import Iterable, Mapping, Set as AbstractSet  # isinstance: quicker
 from typing import Sequence
 
 
@@ -238,6 +238,9 @@ def checked_positions(positions: object, name: str, what: str, count: int | None
     Traceback (most recent call last):
     ValueError: positions has 2 entries but x has 3 rows
     """
+    if isinstance(positions, (AbstractSet, Mapping)):
+        raise TypeError(f"{name} must be a list of {what}, in the order of the rows; a "
+                        f"{type(positions).__name__} has no such order, got {positions!r:.60}")
     listed = (None if isinstance(positions, (str, bytes)) or not isinstance(positions, Iterable)
               else list(positions))
     if not listed:

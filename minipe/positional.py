@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from minipe.arrays import Matrix, Vector
 from minipe.checks import (
@@ -44,6 +45,7 @@ from minipe.checks import (
     check_table_size,
     checked_base,
     checked_position,
+    checked_positions,
     checked_size,
 )
 from minipe.embedding import Embedding
@@ -69,7 +71,7 @@ def _denominators(d_model: int, base: float) -> list[float]:
     return [base ** (2 * i / d_model) for i in range((d_model + 1) // 2)]  # base**(2i/d_model)
 
 
-def _sinusoids(positions: range, d_model: int, base: float) -> Matrix:
+def _sinusoids(positions: Sequence[int], d_model: int, base: float) -> Matrix:
     """PE(pos) for every pos in `positions`: one row per position.
 
         PE(pos, 2i)     = sin(pos / base**(2i / d_model))
@@ -100,7 +102,7 @@ def sinusoidal_position(pos: int, d_model: int, *, base: float = 10000.0) -> Vec
     >>> sinusoidal_position(1, 4)   # [sin 1, cos 1, sin 0.01, cos 0.01]
     Vector([0.84147, 0.5403, 0.0099998, 0.99995], shape=(4,))
     """
-    base = _checked_position(pos, d_model, base)
+    base = _checked_rows(f"sinusoidal_position({pos}, {d_model})", [pos], d_model, base, "pos")
     return _sinusoids(range(pos, pos + 1), d_model, base)[0]
 
 
@@ -118,6 +120,19 @@ def sinusoidal_encoding(num_positions: int, d_model: int, *, base: float = 10000
     base = _checked_sinusoids(f"sinusoidal_encoding({num_positions}, {d_model})",
                               num_positions, d_model, base, last=num_positions - 1)
     return _sinusoids(range(num_positions), d_model, base)
+
+
+def sinusoidal_rows(positions: Sequence[int], d_model: int, *,
+                    base: float = 10000.0) -> Matrix:
+    """PE(pos) for each pos of `positions`, in their order: (len(positions), d_model).
+
+    The rows asked for, not the table up to the largest: position 10**6 costs one row.
+
+    >>> sinusoidal_rows([1, 0], 4)   # rows 1 and 0 of sinusoidal_encoding(2, 4)
+    Matrix([[0.84147, 0.5403, 0.0099998, 0.99995], [0.0, 1.0, 0.0, 1.0]], shape=(2, 4))
+    """
+    base = _checked_rows(f"sinusoidal_rows(positions, {d_model})", positions, d_model, base)
+    return _sinusoids(positions, d_model, base)
 
 
 # ---------------------------------------------------------------------------
@@ -266,9 +281,10 @@ def _checked_denominators(d_model: int, base: object) -> float:
     return checked_base(base)
 
 
-def _checked_position(pos: int, d_model: int, base: object) -> float:
-    checked_position(pos, "pos")
-    return _checked_sinusoids(f"sinusoidal_position({pos}, {d_model})", 1, d_model, base, pos)
+def _checked_rows(what: str, positions: Sequence[int], d_model: int, base: object,
+                  each: str = "") -> float:
+    listed = checked_positions(positions, "positions", "int positions, one per row", each=each)
+    return _checked_sinusoids(what, len(listed), d_model, base, max(listed))
 
 
 def _checked_shift(k: int, d_model: int, base: object) -> float:

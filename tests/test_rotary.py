@@ -259,3 +259,12 @@ def test_a_huge_theta_is_used_while_its_angle_is_a_float() -> None:
 def test_bad_input_is_explained(call: Any, error: type[Exception], words: str) -> None:
     with pytest.raises(error, match=words):
         call()
+
+
+def test_apply_rotary_refuses_positions_with_no_order_of_rows() -> None:
+    x = Matrix([[1.0, 0.0], [0.0, 1.0]])
+    for unordered, kind in (({0: 1, 1: 2}, "dict"), ({0, 1}, "set")):
+        with pytest.raises(TypeError, match=f"positions must be a list of int positions, one "
+                                            f"per row of x, in the order of the rows; a {kind} "
+                                            f"has no such order"):
+            apply_rotary(x, positions=unordered)  # type: ignore[arg-type]

@@ -45,7 +45,7 @@ from typing import Protocol, Sequence
 from minipe.arrays import Matrix, Vector
 from minipe.arrays.vector import dots
 from minipe.training.gradients import matmul_backward, rotary_backward, softmax_backward
-from minipe.positional import sinusoidal_encoding
+from minipe.positional import sinusoidal_encoding, sinusoidal_rows
 from minipe.relative import alibi_bias, alibi_bias_at
 from minipe.rotary import apply_rotary
 
@@ -91,8 +91,7 @@ def position_rows(kind: str, table: Matrix | None, n: int, d_model: int, base: f
         return table.take(positions)  # P[pos], a lookup
     if positions is None:
         return sinusoidal_encoding(n, d_model, base=base)
-    sinusoids = sinusoidal_encoding(max(positions) + 1, d_model, base=base)
-    return sinusoids.take(positions)
+    return sinusoidal_rows(positions, d_model, base=base)  # only the rows asked for
 
 
 def turned(x: Matrix, frequencies: Vector, scale: float,
