@@ -51,7 +51,7 @@ import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from minipe.checks import check_type
+from minipe.checks import check_table_size, check_type
 
 IGNORE_INDEX = -100  # a label no loss counts: PyTorch's cross_entropy ignore_index default
 
@@ -131,9 +131,10 @@ def document_mask(position_ids: Sequence[int]) -> list[list[bool]]:
     starts = []  # starts[t]: the index where token t's document begins
     for t, position in enumerate(position_ids):
         starts.append(t - position)
+    n = len(starts)  # the packed sequence's tokens: the mask is (n, n)
     mask = []
     for i, start in enumerate(starts):
-        row = [starts[j] == start and j <= i for j in range(len(starts))]  # i's document, j <= i
+        row = [starts[j] == start and j <= i for j in range(n)]  # i's document, j <= i
         mask.append(row)
     return mask  # (n, n)
 
@@ -169,6 +170,7 @@ def _check_rows(rows: Sequence[Sequence[int]], name: str) -> None:
 def _check_packed_positions(position_ids: Sequence[int]) -> None:
     check_type(position_ids, (list, tuple), "position_ids must be one packed sequence's "
                "positions, a list of ints", empty="position_ids is empty; the mask needs a token")
+    check_table_size(len(position_ids) ** 2, "document_mask(position_ids), n x n for n tokens,")
     for t, (position, previous) in enumerate(zip(position_ids, [-1, *position_ids])):
         if type(position) is not int:
             raise TypeError(f"position_ids[{t}] must be an int position, got {position!r}")
