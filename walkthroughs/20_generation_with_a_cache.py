@@ -25,6 +25,7 @@ from minipe import (KVCache, Matrix, TinyModel, accuracy, evict, next_logits,
 
 VOCAB, D, T = 8, 8, 8  # 8 token kinds, d_model = 8, trained on 8 tokens
 KINDS = ("learned", "sinusoidal", "rope", "alibi")
+SEEDS = (0, 1, 2)  # the model trained three times; the tokens shown are seed 0's
 
 
 def largest_difference(a: list[float], b: list[float]) -> float:
@@ -66,13 +67,19 @@ if __name__ == "__main__":
     lesson.stage("Train two RoPE heads on copy-back: the target at i is the token at i - 2")
 
     steps, batch_size = 80, 4
-    result = train(TinyModel(VOCAB, D, T, positions="rope", num_heads=2), "copy-back",
-                   steps=steps, batch_size=batch_size, learning_rate=0.1,
-                   on_step=lesson.progress("copy-back", steps))
-    model = result.model
-    share = accuracy(model, "copy-back")
-    print(f"   {steps} steps x {batch_size} sequences: loss {result.losses[0]:.3f} -> "
-          f"{result.losses[-1]:.4f}; right on {share:.1%} of new targets")
+    print(f"{steps} steps x {batch_size} sequences, from seeds {', '.join(map(str, SEEDS))} "
+          f"(the seed draws the")
+    print("tables and the batches):")
+    models = {}  # seed -> the trained model
+    for seed in SEEDS:
+        result = train(TinyModel(VOCAB, D, T, positions="rope", num_heads=2, seed=seed),
+                       "copy-back", steps=steps, batch_size=batch_size, learning_rate=0.1,
+                       seed=seed, on_step=lesson.progress(f"copy-back, seed {seed}", steps))
+        models[seed] = result.model
+        share = accuracy(result.model, "copy-back")
+        print(f"   seed {seed}: loss {result.losses[0]:.3f} -> {result.losses[-1]:.4f}; "
+              f"right on {share:.1%} of new targets")
+    model = models[SEEDS[0]]  # the one the stages below show
     print("At the last token the model predicts the token two before it, so greedy")
     print("decoding should continue a prompt by repeating its last three tokens.")
 
@@ -88,24 +95,33 @@ if __name__ == "__main__":
     print(f"   without       {again}")
     repeats = all(cached[t] == cached[t - 3] for t in range(len(prompt), len(cached)))
     print(f"The same tokens: {cached == again}; the last three repeat: {repeats}.")
-    lesson.check("with and without the cache greedy decoding writes the same tokens, and the "
-                 "last three repeat", cached == again and repeats)
+    twice = {seed: (models[seed].generate(prompt, 4),
+                      models[seed].generate(prompt, 4, use_cache=False)) for seed in SEEDS}
+    print("On seeds " + ", ".join(map(str, SEEDS)) + " the cache writes " + "; ".join(
+        str(with_cache[len(prompt):]) for with_cache, _ in twice.values()))
+    print(f"and without it the same: {all(a == b for a, b in twice.values())}")
+    lesson.check("on every seed, with and without the cache greedy decoding writes the same "
+                 "tokens, and the last three repeat", all(
+                     a == b and all(a[t] == a[t - 3] for t in range(len(prompt), len(a)))
+                     for a, b in twice.values()))
     print("Positions 0..6 are fed in, all inside the 8 the model was trained on.")
 
 # %% One step of the cache, number for number
 if __name__ == "__main__":
     lesson.stage("The cached step's scores against the full pass's last row")
 
-    cache = KVCache((), ())
     worst = 0.0
-    for t, token_id in enumerate(cached[:-1]):
-        logits, cache = next_logits(model, cache, token_id)  # token t, at len(cache) = t
-        full = list(model.logits(cached[:t + 1]).rows[-1])  # the whole prefix again
-        worst = max(worst, largest_difference(logits, full))
+    for seed in SEEDS:
+        cache = KVCache((), ())
+        for t, token_id in enumerate(cached[:-1]):
+            logits, cache = next_logits(models[seed], cache, token_id)  # at len(cache) = t
+            full = list(models[seed].logits(cached[:t + 1]).rows[-1])  # the prefix again
+            worst = max(worst, largest_difference(logits, full))
     print(f"   {cache!r}: keys per head of shape {cache.keys[0].shape}")
-    print(f"   largest |cached - full| over the 7 steps: {worst}")
+    print(f"   largest |cached - full| over the 7 steps, on each seed: {worst}")
     print("Exactly equal: the new token's query meets the same keys, turned at the same")
-    lesson.check("the cached step's logits equal the full pass's last row exactly",
+    lesson.check("on every seed the cached step's logits equal the full pass's last row "
+                 "exactly",
                  worst == 0.0)
     print("positions; the full pass's last row meets those same t + 1 keys, and its other")
     print("rows, computed again, are not used.")
@@ -164,22 +180,29 @@ if __name__ == "__main__":
     print("those the model was trained on. StreamingLLM keeps the first few tokens (the")
     print("attention sinks) and a window of the latest, and counts positions in the cache:")
     print("here at most 2 + 5 = 7 tokens, so a new token stands at position 7 at most.")
-    print(f"Prompt {prompt} and 16 new tokens, three ways:")
-    runs = {how: stream(model, prompt, 16, how) for how in ("grow", "dropped", "evict")}
+    print(f"Prompt {prompt} and 16 new tokens, three ways (seed {SEEDS[0]}'s model):")
+    runs = {(how, seed): stream(models[seed], prompt, 16, how)
+            for how in ("grow", "dropped", "evict") for seed in SEEDS}
     for how, said in (("grow", "no eviction"), ("dropped", "rows dropped"),
                       ("evict", "turned again")):
-        written = runs[how][0]
+        written = runs[how, SEEDS[0]][0]
         print(f"   {said:<13} {written[len(prompt):]}")
-    grown = runs["grow"][0]
-    new_positions = range(len(prompt), len(grown))  # 4 .. 19
-    first_wrong = next((t for t in new_positions if grown[t] != grown[t - 3]), None)
-    print(f"Without eviction the cycle 6, 3, 5 breaks at position {first_wrong}, past the "
-          f"positions 0..7")
-    print(f"the model was trained on; the cache is not to blame (|cached - full| "
-          f"{runs['grow'][1]}).")
-    lesson.check("without eviction the cycle holds inside the trained positions 0..7 and the "
-                 "cache is exact", first_wrong is not None and first_wrong > 7
-                 and runs["grow"][1] == 0.0)
+    new_positions = range(len(prompt), len(runs["grow", SEEDS[0]][0]))  # 4 .. 19
+    first_wrong = {seed: next((t for t in new_positions if runs["grow", seed][0][t] !=
+                               runs["grow", seed][0][t - 3]), None) for seed in SEEDS}
+    print("Without eviction the cycle 6, 3, 5, by seed:")
+    for seed in SEEDS:
+        print(f"   seed {seed}: " + (f"breaks at position {first_wrong[seed]}"
+                                   if first_wrong[seed] else "holds to the end"))
+    print("Past the positions 0..7 the model was trained on, nothing taught it what")
+    print("to do: the cycle may break there or not. Inside them it holds on every")
+    print("seed, and the cache is not to blame (|cached - full| "
+          + ", ".join(str(runs["grow", seed][1]) for seed in SEEDS) + ").")
+    lesson.check("on every seed, without eviction the cycle holds inside the trained positions "
+                 "0..7 and the cache is exact", all(
+                     all(runs["grow", seed][0][t] == runs["grow", seed][0][t - 3]
+                         for t in range(len(prompt), T))  # positions 4 .. 7
+                     and runs["grow", seed][1] == 0.0 for seed in SEEDS))
     print("The 2 sinks keep their positions, 0 and 1. Dropping the rows keeps each key of")
     print("the window turned at the position it was stored at, p, while the cache now")
     print("counts it at p - evicted: to the query those keys seem nearer than they are.")
@@ -187,16 +210,19 @@ if __name__ == "__main__":
     print("the cache. evict() turns each key of the window back by evicted * theta_i, so")
     print("that it stands where the cache counts it (StreamingLLM's code stores the keys")
     print("unturned and turns them at every step: the same angles).")
-    print("Against the full pass over the tokens the cache holds, at 0 .. len - 1:")
-    print(f"   rows dropped  largest |cached - full| {runs['dropped'][1]:.4g}")
-    print(f"   turned again  largest |cached - full| {runs['evict'][1]:.2g}   (rounding: "
-          f"two turns)")
-    lesson.check("kept as stored, the keys stand at the wrong angles (a difference over 1); "
-                 "turned again they agree to rounding (under 1e-12)",
-                 runs["dropped"][1] > 1.0 and runs["evict"][1] < 1e-12)
-    repeats = all(runs["evict"][0][t] == runs["evict"][0][t - 3] for t in new_positions)
-    print(f"Turned again, the cycle holds to the end: {repeats}. Learned and sinusoidal keys")
-    lesson.check("turned again, the cycle holds to the end", repeats)
-    print("hold P[p] inside them for good, and nothing turns them: the StreamingLLM paper")
-    print("ran RoPE and ALiBi models.")
+    print("Against the full pass over the tokens the cache holds, at 0 .. len - 1, largest")
+    print(f"|cached - full| on seeds {', '.join(map(str, SEEDS))}:")
+    print("   rows dropped  " + ", ".join(f"{runs['dropped', seed][1]:.4g}" for seed in SEEDS))
+    print("   turned again  " + ", ".join(f"{runs['evict', seed][1]:.2g}" for seed in SEEDS)
+          + "   (rounding: two turns)")
+    lesson.check("on every seed, kept as stored, the keys stand at the wrong angles (a "
+                 "difference over 1); turned again they agree to rounding (under 1e-12)",
+                 all(runs["dropped", seed][1] > 1.0 and runs["evict", seed][1] < 1e-12
+                     for seed in SEEDS))
+    repeats = all(runs["evict", seed][0][t] == runs["evict", seed][0][t - 3]
+                  for seed in SEEDS for t in new_positions)
+    print(f"Turned again, the cycle holds to the end on every seed: {repeats}.")
+    lesson.check("on every seed, turned again, the cycle holds to the end", repeats)
+    print("Learned and sinusoidal keys hold P[p] inside them for good, and nothing turns")
+    print("them: the StreamingLLM paper ran RoPE and ALiBi models.")
     print("Now try exercises 14 and 19: python -m minipe exercises check 14")
