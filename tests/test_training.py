@@ -421,6 +421,33 @@ def test_replace_keeps_what_training_learned_and_what_stretching_set() -> None:
         dataclasses.replace(slopes, positions="none")
 
 
+def test_replace_makes_theta_i_and_slopes_again_or_names_weights_none() -> None:
+    import pickle
+    rope = TinyModel(5, 8, 6, positions="rope")
+    assert dataclasses.replace(rope, base=100.0).frequencies == Vector(
+        [1.0, 100 ** -0.25, 0.1, 100 ** -0.75])  # 100**(-2i/8): the new base's, not 10000's
+    assert dataclasses.replace(rope, num_heads=2).frequencies == Vector([1.0, 0.01])  # d 4
+    assert dataclasses.replace(rope, positions="alibi").alibi_slopes == (0.5,)
+    thawed = pickle.loads(pickle.dumps(rope))  # still made from its base after a pickle
+    assert dataclasses.replace(thawed, base=100.0).frequencies[1] == 100 ** -0.25
+    alibi = TinyModel(5, 8, 6, positions="alibi")
+    assert dataclasses.replace(alibi, num_heads=2).alibi_slopes == (2 ** -4, 2 ** -8)
+    assert dataclasses.replace(alibi, positions="rope").frequencies == Vector(
+        [1.0, 0.1, 0.01, 0.001])
+    # given slopes and trained tables are kept: a change they cannot follow names the way out
+    with pytest.raises(ValueError, match=r"got \(2.0,\) \(the slopes given are kept by "
+                                         r"dataclasses.replace: for num_heads=2, pass "
+                                         r"alibi_slopes=None\)"):
+        dataclasses.replace(alibi.with_alibi_slopes((2.0,)), num_heads=2)
+    for change in ({"d_model": 16}, {"positions": "learned"}, {"vocab_size": 9}):
+        with pytest.raises((ValueError, TypeError), match="fix vocab_size, d_model, context_"
+                                             "length and positions; to change one, pass "
+                                             "weights=None"):
+            dataclasses.replace(rope, **change)
+    assert dataclasses.replace(rope, d_model=16, weights=None).parameters()["W_q"].shape == (
+        16, 16)
+
+
 def test_the_models_tables_cannot_be_changed_through_it_and_it_pickles() -> None:
     import copy
     import pickle

@@ -32,6 +32,9 @@ from minipe.relative import alibi_slopes
 from minipe.training.gradients import IGNORE
 from minipe.training.passes import Inputs
 
+TABLES_KEPT = ("the tables given (dataclasses.replace keeps a model's) fix vocab_size, d_model, "
+               "context_length and positions; to change one, pass weights=None as well, and "
+               "new tables are drawn from seed")
 LARGEST_WEIGHT = 1e30  # dW_q = x^T dq multiplies 6 weights: 1e180, far below 1.8e308
 MAX_TOKENS = math.isqrt(MAX_NUMBERS)  # 11,180: n x n attention weights fit in memory
 LARGEST_SCALE = 1e6  # YaRN's is 0.1 ln(factor) + 1, near 1; scores grow with its square
@@ -45,11 +48,12 @@ ONLY = (  # a setting only one kind of positions has: (name, that kind, else, wh
 
 
 def checked_model(model: Any, shapes: Callable[[], dict[str, tuple[int, int]]]
-                  ) -> tuple[float, float, tuple[float, ...] | None]:
+                  ) -> tuple[float, float, Any, tuple[float, ...] | None]:
     """Every setting of a TinyModel, once: sizes >= 1 (seed >= 0), a flag, a base > 0, a known
     kind of positions, tables that fit in memory, num_heads dividing d_model; the settings
     only one kind has; the tables, RoPE's theta_i and ALiBi's slopes if given. Returns the
-    base, attention_scale and the slopes (a tuple) as numbers."""
+    base, attention_scale, theta_i and the slopes (a tuple) as given: None where they were
+    made from the settings (dataclasses.replace then makes them again from the new ones)."""
     d, positions = model.d_model, model.positions
     check_settings(d, positions, model.seed, model.causal)  # run()'s, chapter 9: the same
     for name in ("vocab_size", "context_length", "num_heads"):
@@ -64,12 +68,18 @@ def checked_model(model: Any, shapes: Callable[[], dict[str, tuple[int, int]]]
                          f"takes head_dim = d_model / num_heads of the columns of q, k and v")
     for name, kind, otherwise, what in ONLY:
         if positions != kind:
-            check_unused(getattr(model, name), name, otherwise, f"{what}; this one has "
-                                                                 f"positions={positions!r}")
+            check_unused(_given(getattr(model, name)), name, otherwise,
+                         f"{what}; this one has positions={positions!r}")
     if model.weights is not None:
         _check_parameters(model.weights, shapes())
     scale = _checked_rope(model) if positions == "rope" else 1.0
-    return base, scale, _checked_slopes(model.alibi_slopes, model.num_heads)
+    return (base, scale, _given(model.frequencies),
+            _checked_slopes(_given(model.alibi_slopes), model.num_heads))
+
+
+def _given(value: object) -> Any:
+    """A setting as given, or None if the model made it from its other settings."""
+    return None if getattr(value, "made_from_settings", False) else value
 
 
 def _check_parameters(parameters: Any, shapes: dict[str, tuple[int, int]]) -> None:
@@ -79,14 +89,14 @@ def _check_parameters(parameters: Any, shapes: dict[str, tuple[int, int]]) -> No
     extra = sorted(set(parameters) - set(shapes))
     if extra:
         raise ValueError(f"this model has no parameters named {extra}; it has "
-                         f"{sorted(shapes)} (to change its settings, build a new TinyModel)")
+                         f"{sorted(shapes)}: {TABLES_KEPT}")
     for name, shape in shapes.items():
         table = parameters.get(name)
         check_type(table, Matrix, f"parameters[{name!r}] must be a Matrix of shape {shape}",
-                   " (None: missing; the model needs every table parameters() gives)")
+                   f" (None: missing; the model needs every table parameters() gives): "
+                   f"{TABLES_KEPT}")
         check_axis(f"parameters[{name!r}]", table.shape, f"the {name} these settings need",
-                   shape, "a model keeps the shapes of its tables (to change its settings, "
-                   "build a new TinyModel)")
+                   shape, TABLES_KEPT)
         largest = max(max(map(abs, row)) for row in table.rows)  # inf if any is
         if not largest <= LARGEST_WEIGHT:
             raise ValueError(f"parameters[{name!r}] holds a number of size {largest:g}; "
@@ -107,7 +117,7 @@ def _checked_rope(model: Any) -> float:
                          f"must be a fraction in (0, 1] giving an even whole number, such as "
                          f"{2 / head_dim:g} (one pair)"
                          + (f" or 1.0 (all {head_dim})" if head_dim % 2 == 0 else ""))
-    if model.frequencies is not None:
+    if _given(model.frequencies) is not None:
         check_frequencies(model.frequencies, int(rotary_dims) // 2,
                           "d_model/2" if rotary_dims == model.d_model else "rotary_dims/2")
     scale = checked_number(model.attention_scale, "attention_scale")
@@ -126,7 +136,9 @@ def _checked_slopes(slopes: object, num_heads: int) -> tuple[float, ...] | None:
         example = (ALIBI_SLOPE,) if num_heads == 1 else tuple(alibi_slopes(num_heads))
         raise ValueError(f"slopes must be a tuple of {num_heads} number"
                          f"{'s' if num_heads > 1 else ''}, one m per head, such as "
-                         f"{example}; got {slopes!r:.60}")
+                         f"{example}; got {slopes!r:.60} (the slopes given are kept by "
+                         f"dataclasses.replace: for num_heads={num_heads}, pass "
+                         f"alibi_slopes=None)")
     checked = tuple(checked_number(m, f"slopes[{h}]") for h, m in enumerate(slopes))
     if not all(0 < m < math.inf for m in checked):
         raise ValueError(f"each ALiBi slope m must be a finite number > 0 (the penalty "

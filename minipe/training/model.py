@@ -41,6 +41,31 @@ from minipe.training.checks import (checked_examples, checked_generation, checke
                                     checked_model)
 
 
+class _ThetasOfBase(Vector):
+    """theta_i a model made from its base (none were given). dataclasses.replace passes a
+    model's fields to the new one; these it makes again from the new settings, so that
+    `replace(model, base=500.0)` turns by base 500's theta_i, not the old ones."""
+
+    __slots__ = ()
+    made_from_settings = True  # the door's mark: not given
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Vector) and self.values == other.values  # equal numbers
+
+    __hash__ = Vector.__hash__
+
+    def __reduce__(self) -> tuple[type[Vector], tuple[tuple[float, ...]]]:
+        return (_ThetasOfBase, (self.values,))  # pickled, still made from the base
+
+
+class _SlopesOfHeads(tuple[float, ...]):
+    """ALiBi's m per head a model made from num_heads (none were given): made again by
+    dataclasses.replace, as _ThetasOfBase."""
+
+    __slots__ = ()
+    made_from_settings = True
+
+
 @dataclass(frozen=True, repr=False)
 class TinyModel:
     """Attention with num_heads heads that predicts a token kind at every position.
@@ -62,8 +87,9 @@ class TinyModel:
     value: `dataclasses.replace(trained, causal=False)` keeps what training
     learned. Left as None, each is made from the settings (tables drawn from
     `seed`, theta_i = base**(-2i/rotary_dims), m = 1/2 for one head and
-    alibi_slopes(h) for h): to draw new tables, `dataclasses.replace(model, seed=3,
-    weights=None)`.
+    alibi_slopes(h) for h), and `dataclasses.replace` makes those again from the new
+    settings (`replace(model, base=500.0)` turns by base 500's theta_i). What was given
+    is kept: to draw new tables, `dataclasses.replace(model, seed=3, weights=None)`.
     """
 
     vocab_size: int
@@ -81,13 +107,14 @@ class TinyModel:
     alibi_slopes: tuple[float, ...] | None = field(default=None, kw_only=True)  # m per head
 
     def __post_init__(self) -> None:
-        base, scale, slopes = checked_model(self, self._shapes)  # minipe/training/checks.py
+        base, scale, thetas, slopes = checked_model(self, self._shapes)  # training/checks.py
         tables = self._drawn_tables() if self.weights is None else self.weights
         own = MappingProxyType({name: tables[name] for name in self._shapes()})  # read-only
-        if self.positions == "rope" and self.frequencies is None:
-            object.__setattr__(self, "frequencies", rotary_thetas(self._rotary_dims(), base))
+        if self.positions == "rope" and thetas is None:  # made from base, as replace asks
+            thetas = _ThetasOfBase(rotary_thetas(self._rotary_dims(), base))
         if self.positions == "alibi" and slopes is None:
-            slopes = self._default_slopes()
+            slopes = _SlopesOfHeads(self._default_slopes())
+        object.__setattr__(self, "frequencies", thetas)
         object.__setattr__(self, "base", base)
         object.__setattr__(self, "weights", own)
         object.__setattr__(self, "attention_scale", scale)
