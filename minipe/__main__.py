@@ -118,13 +118,13 @@ def train_parser() -> argparse.ArgumentParser:
                         help="sequences per step, each new (default: 8)")
     parser.add_argument("--learning-rate", type=rate, default=0.05,
                         help="Adam's step size (default: 0.05)")
-    parser.add_argument("--seq-len", type=count, default=8, metavar="T",
+    parser.add_argument("--seq-len", type=count, default=None, metavar="T",
                         help="training length T, at least 2 (previous-token) or K + 1 "
                         "(copy-back); also the learned table's rows (default: 8; "
                         "who-bites-whom's sentences have 6 tokens)")
     parser.add_argument("--d-model", type=count, default=8, help="width of every vector; "
                         "even for rope (default: 8)")
-    parser.add_argument("--vocab-size", type=count, default=5,
+    parser.add_argument("--vocab-size", type=count, default=None,
                         help=f"token kinds for previous-token and copy-back (default: 5; "
                         f"who-bites-whom uses its {len(WORDS)} words)")
     parser.add_argument("--k", type=count, default=None,
@@ -147,10 +147,14 @@ def train_command(argv: list[str]) -> int:
     if args.base is not None and args.positions not in ("sinusoidal", "rope"):
         parser.error(f"--base is the base of sinusoidal and rope positions; --positions "
                      f"{args.positions} does not use it")
+    for option, given in (("--seq-len", args.seq_len), ("--vocab-size", args.vocab_size)):
+        if given is not None and args.task == "who-bites-whom":
+            parser.error(f"{option} is for previous-token and copy-back; who-bites-whom's "
+                         f"sentences are fixed: 6 tokens of its {len(WORDS)} words")
     args.k = 2 if args.k is None else args.k
     args.base = 10000.0 if args.base is None else args.base
-    vocab_size = len(WORDS) if args.task == "who-bites-whom" else args.vocab_size
-    seq_len = 6 if args.task == "who-bites-whom" else args.seq_len
+    vocab_size = len(WORDS) if args.task == "who-bites-whom" else args.vocab_size or 5
+    seq_len = 6 if args.task == "who-bites-whom" else args.seq_len or 8
     progress = Progress(args.steps, sys.stdout)
     try:
         model = TinyModel(vocab_size, args.d_model, seq_len, positions=args.positions,

@@ -61,6 +61,10 @@ def test_the_command_trains_and_reports_t_and_2t() -> None:
     (["--learning-rate", "0"], "argument --learning-rate: must be a number > 0 such as 0.05"),
     (["--learning-rate", "inf"], "argument --learning-rate: must be a number > 0"),
     (["--seq-len", "0"], "argument --seq-len: must be >= 1, got 0"),
+    (["--task", "who-bites-whom", "--seq-len", "12"], "--seq-len is for previous-token and "
+     "copy-back; who-bites-whom's sentences are fixed: 6 tokens of its"),
+    (["--task", "who-bites-whom", "--vocab-size", "5"], "--vocab-size is for previous-token "
+     "and copy-back; who-bites-whom's sentences are fixed"),
 ])
 def test_train_refuses_an_option_its_run_would_ignore_or_cannot_use(
         argv: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
