@@ -332,8 +332,9 @@ def check_unused(value: object, name: str, default: object, why: str) -> None:
         raise ValueError(f"{why}, so leave {name} at {default} (got {name}={value!r})")
 
 
-def checked_at_least(value: object, name: str, minimum: float, why: str) -> float:
-    """A finite number >= minimum, as a float; `why` ends the sentence (what it is for).
+def checked_at_least(value: object, name: str, minimum: float, why: str,
+                     maximum: float = sys.float_info.max) -> float:
+    """A finite number >= minimum (and <= maximum), as a float; `why` ends the sentence.
 
     >>> checked_at_least(-0.5, "slope", 0, "alibi_slopes gives one per head, e.g. 0.5")
     Traceback (most recent call last):
@@ -341,8 +342,10 @@ def checked_at_least(value: object, name: str, minimum: float, why: str) -> floa
 head, e.g. 0.5
     """
     number = checked_number(value, name)
-    if not minimum <= number < math.inf:
-        raise ValueError(f"{name} must be a finite number >= {minimum:g}, got {number}: {why}")
+    if not minimum <= number <= maximum:
+        raise ValueError(f"{name} must be a finite number >= {minimum:g}" + (
+            f" and at most {maximum:g}" if maximum < sys.float_info.max else "")
+            + f", got {number}: {why}")
     return number
 
 

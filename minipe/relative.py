@@ -268,14 +268,19 @@ class RelativePositionEmbedding:
 # ---------------------------------------------------------------------------
 
 
+LARGEST_SLOPE = 1e290  # m |i - j| stays below a float's limit at every distance up to 2**53
+SLOPES = ("alibi_slopes gives one per head, e.g. 0.5; past 1e290, -m |i - j| would overflow "
+          "to -inf at a distance up to 2**53")
+
+
 def _check_alibi(seq_len: object, slope: object, causal: object) -> None:
     _check_square(seq_len, f"alibi_bias({seq_len}, ...)")
-    checked_at_least(slope, "slope", 0, "alibi_slopes gives one per head, e.g. 0.5")
+    checked_at_least(slope, "slope", 0, SLOPES, maximum=LARGEST_SLOPE)
     checked_flag(causal, "causal")
 
 
 def _check_alibi_at(query_positions: object, key_positions: object, slope: object) -> None:
-    checked_at_least(slope, "slope", 0, "alibi_slopes gives one per head, e.g. 0.5")
+    checked_at_least(slope, "slope", 0, SLOPES, maximum=LARGEST_SLOPE)
     queries = len(checked_positions(query_positions, "query_positions", "positions (ints >= 0)"))
     keys = len(checked_positions(key_positions, "key_positions", "positions (ints >= 0)"))
     check_table_size(queries * keys, f"alibi_bias_at({queries} queries, {keys} keys, ...)")

@@ -181,6 +181,16 @@ def test_evict_refuses_what_it_cannot_do_with_a_sentence() -> None:
         evict(model, KVCache((), ()), sinks=-1, window=2)
     with pytest.raises(ValueError, match="window must be >= 1, got 0"):
         evict(model, KVCache((), ()), sinks=1, window=0)
+    _, cache = next_logits(model, EMPTY, 1)
+    with pytest.raises(TypeError, match="model must be the TinyModel that fills the cache, "
+                                        "got None"):
+        evict(None, cache, sinks=1, window=2)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="model must be the TinyModel that fills the cache"):
+        next_logits(None, cache, 1)  # type: ignore[arg-type]
+    # another model's cache: 1 head of keys 4 wide, where this model has 2 heads of 2
+    with pytest.raises(ValueError, match="this cache holds 1 heads of keys 4 wide; the model "
+                                         "has 2 of head_dim=2: a cache serves the model that"):
+        evict(TinyModel(7, 4, 16, positions="rope", num_heads=2), cache, sinks=0, window=1)
 
 
 @pytest.mark.parametrize("scale", [1.0, 1.25])

@@ -297,3 +297,14 @@ def test_t5_buckets_of_huge_offsets_need_no_float_of_them() -> None:
     assert t5_relative_bucket(128) == t5_relative_bucket(129) == 31  # from max_distance on
     with pytest.raises(ValueError, match=r"max_distance = ~10\*\*400 is past 2\*\*53"):
         t5_relative_bucket(5, max_distance=10**400)
+
+
+def test_a_slope_whose_bias_would_overflow_to_minus_inf_is_refused() -> None:
+    from minipe.relative import alibi_bias_at
+    with pytest.raises(ValueError, match=r"slope must be a finite number >= 0 and at most "
+                                         r"1e\+290, got 1e\+308: .* would overflow to -inf"):
+        alibi_bias(5, 1e308)  # -1e308 x 2 was -inf: a finite slope, an infinite bias
+    with pytest.raises(ValueError, match=r"at most 1e\+290, got 1e\+300"):
+        alibi_bias_at([0], [5], 1e300)
+    edge = alibi_bias_at([2**53], [0], 1e290)  # the largest slope at the largest distance
+    assert edge.rows == ((-1e290 * 2**53,),) and math.isfinite(edge.rows[0][0])

@@ -493,6 +493,21 @@ def test_numbers_that_would_overflow_inside_are_refused_at_the_door() -> None:
     assert spinning.logits([0, 1]).shape == (2, 5)  # angle 1 x 1e308: finite, cos works
     with pytest.raises(ValueError, match=r"the angle pos \* theta_i = 2 \* 1e\+308 is past"):
         spinning.logits([0, 1, 2])  # not math.cos's "math domain error" from inside
+    # a finite ALiBi slope past 1e290: -m |i - j| would be -inf at distance 2**53
+    alibi = TinyModel(5, 4, 6, positions="alibi")
+    with pytest.raises(ValueError, match=r"each ALiBi slope m must be a finite number > 0 and "
+                                         r"at most 1e\+290 .* got \(1e\+300,\)"):
+        alibi.with_alibi_slopes((1e300,))
+    far = alibi.with_alibi_slopes((1e290,)).logits([0, 1], position_ids=[0, 2**53])
+    assert all(math.isfinite(score) for row in far.rows for score in row)
+
+
+def test_an_empty_list_of_ids_is_refused_as_empty() -> None:
+    model = TinyModel(5, 4, 6)
+    empties: tuple[list[int], tuple[int, ...]] = ([], ())
+    for empty in empties:
+        with pytest.raises(ValueError, match="ids is empty: a model reads at least one token"):
+            model.logits(empty)
 
 
 def test_who_bites_whom_refuses_a_length_it_ignores_and_accuracy_names_samples() -> None:

@@ -28,7 +28,7 @@ from minipe.checks import (MAX_NUMBERS, check_axis, check_frequencies, check_ids
                            check_table_size, check_type, check_unused, checked_base,
                            checked_flag, checked_number, checked_positions, checked_size)
 from minipe.pipeline import ALIBI_SLOPE, check_settings
-from minipe.relative import alibi_slopes
+from minipe.relative import LARGEST_SLOPE, alibi_slopes
 from minipe.training.gradients import IGNORE
 from minipe.training.passes import Inputs
 
@@ -140,9 +140,11 @@ def _checked_slopes(slopes: object, num_heads: int) -> tuple[float, ...] | None:
                          f"dataclasses.replace: for num_heads={num_heads}, pass "
                          f"alibi_slopes=None)")
     checked = tuple(checked_number(m, f"slopes[{h}]") for h, m in enumerate(slopes))
-    if not all(0 < m < math.inf for m in checked):
-        raise ValueError(f"each ALiBi slope m must be a finite number > 0 (the penalty "
-                         f"-m |i - j| grows with distance), got {slopes!r}")
+    if not all(0 < m <= LARGEST_SLOPE for m in checked):
+        raise ValueError(f"each ALiBi slope m must be a finite number > 0 and at most "
+                         f"{LARGEST_SLOPE:g} (the penalty -m |i - j| grows with distance, and "
+                         f"past that it overflows to -inf at a distance up to 2**53), got "
+                         f"{slopes!r}")
     return checked
 
 
@@ -159,6 +161,9 @@ def checked_inputs(model: Any, ids: Any, name: str, attention_mask: Any, positio
     one = isinstance(ids, (list, tuple)) and bool(ids) and not isinstance(ids[0], (list, tuple))
     sequences, masks, positions = (([ids], [attention_mask], [position_ids]) if one
                                    else (ids, attention_mask, position_ids))
+    if isinstance(ids, (list, tuple)) and not ids:
+        raise ValueError(f"{name} is empty: a model reads at least one token (one sequence "
+                         f"is a list of IDs, a batch a list of such lists)")
     if not isinstance(sequences, (list, tuple)) or not sequences:
         raise TypeError(f"{name} must be a sequence of IDs or a non-empty list of them, "
                         f"got {ids!r:.60}")

@@ -182,7 +182,7 @@ def evict(model: CachedModel, cache: KVCache, *, sinks: int, window: int) -> KVC
     (its bias reads the positions in the cache), and learned or sinusoidal keys
     keep P[p] inside them for good: nothing turns those.
     """
-    _check_eviction(cache, sinks, window)
+    _check_eviction(model, cache, sinks, window)
     evicted = len(cache) - sinks - window
     if evicted <= 0:
         return cache  # it fits: nothing to drop
@@ -227,24 +227,32 @@ def _top(scores: Sequence[float]) -> int:
 # The door
 
 
-def _check_eviction(cache: object, sinks: object, window: object) -> None:
-    """A KVCache, sinks >= 0 and a window >= 1."""
-    check_type(cache, KVCache, "cache must be a KVCache (next_logits returns one)")
+def _check_eviction(model: object, cache: object, sinks: object, window: object) -> None:
+    """The model and its cache (as next_logits'), sinks >= 0 and a window >= 1."""
+    _check_model_and_cache(model, cache)
     checked_size(sinks, "sinks", minimum=0)
     checked_size(window, "window")
 
 
-def _check_step(model: CachedModel, cache: object, token_id: object) -> None:
-    """A KVCache with the model's heads, each head_dim wide, and an ID in its vocabulary;
-    a learned table needs a row for the position len(cache)."""
+def _check_model_and_cache(model: object, cache: object) -> None:
+    """A model with a cache (TinyModel), and a KVCache with its heads, each head_dim wide."""
+    if not all(hasattr(model, name) for name in ("token_columns", "num_heads", "frequencies")):
+        raise TypeError(f"model must be the TinyModel that fills the cache, got {model!r:.60}")
     check_type(cache, KVCache, "cache must be a KVCache (next_logits returns one; "
                                "the first is KVCache((), ()))")
     assert isinstance(cache, KVCache)  # for mypy: check_type has refused anything else
-    if cache.keys and (len(cache.keys), len(cache.keys[0].rows[0])) != (
-            model.num_heads, model.head_dim):
+    heads, head_dim = model.num_heads, model.head_dim  # type: ignore[attr-defined]
+    if cache.keys and (len(cache.keys), len(cache.keys[0].rows[0])) != (heads, head_dim):
         raise ValueError(f"this cache holds {len(cache.keys)} heads of keys "
-                         f"{len(cache.keys[0].rows[0])} wide; the model has {model.num_heads} "
-                         f"of head_dim={model.head_dim}: a cache serves the model that filled it")
+                         f"{len(cache.keys[0].rows[0])} wide; the model has {heads} "
+                         f"of head_dim={head_dim}: a cache serves the model that filled it")
+
+
+def _check_step(model: CachedModel, cache: object, token_id: object) -> None:
+    """The model and its cache, and an ID in its vocabulary; a learned table needs a row
+    for the position len(cache)."""
+    _check_model_and_cache(model, cache)
+    assert isinstance(cache, KVCache)  # for mypy: checked above
     if (isinstance(token_id, bool) or not isinstance(token_id, int)
             or not 0 <= token_id < model.vocab_size):
         raise IndexError(f"token_id = {token_id!r} is not an ID of this model's vocabulary: "
