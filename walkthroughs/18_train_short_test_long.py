@@ -35,6 +35,7 @@ TASKS = ("previous-token", "copy-back")  # the target at i is the token at i - 1
 METHODS = ("default", "linear", "ntk", "yarn")  # as is; PI; NTK-aware; YaRN
 NAMES = {"default": "as is", "linear": "PI", "ntk": "NTK", "yarn": "YaRN"}
 VOCAB, D, T = 8, 8, 8  # 8 token kinds, d_model = 8 (4 pairs), trained on 8 tokens
+SEEDS = (0, 1, 2)  # each head trained three times; the tables shown are seed 0's
 
 
 def stretched(model: TinyModel, method: str, n: int, ramp: str = "rounded") -> TinyModel:
@@ -91,14 +92,20 @@ if __name__ == "__main__":
     lesson.stage("Train two RoPE heads at T = 8: d = 8, 8 token kinds, base 10000")
 
     steps, batch_size = 150, 4
-    heads = {}
+    print(f"{steps} steps x {batch_size} sequences, from seeds {', '.join(map(str, SEEDS))} "
+          f"(the seed draws the tables")
+    print("and the batches). The tables below are seed 0's; each claim is checked on all:")
+    by_seed = {}  # (task, seed) -> the trained head
     for task in TASKS:
-        result = train(TinyModel(VOCAB, D, T, positions="rope", seed=0), task,
-                       steps=steps, batch_size=batch_size,
-                       on_step=lesson.progress(task, steps))
-        heads[task] = result.model
-        print(f"   {task:15} {steps} steps x {batch_size} sequences: "
-              f"loss {result.losses[0]:.3f} -> {result.losses[-1]:.4f}")
+        losses = []  # seed by seed: the first and the last
+        for seed in SEEDS:
+            result = train(TinyModel(VOCAB, D, T, positions="rope", seed=seed), task,
+                           steps=steps, batch_size=batch_size, seed=seed,
+                           on_step=lesson.progress(f"{task}, seed {seed}", steps))
+            by_seed[task, seed] = result.model
+            losses.append(f"{result.losses[0]:.3f} -> {result.losses[-1]:.4f}")
+        print(f"   {task:15} loss {'; '.join(losses)}")
+    heads = {task: by_seed[task, SEEDS[0]] for task in TASKS}  # the ones shown
     print("previous-token needs the key one back; copy-back (k = 2), the key two back.")
     print("Every training sequence has 8 tokens, so the head has seen offsets 0..7 only.")
 
@@ -138,6 +145,7 @@ if __name__ == "__main__":
     print("(As is, a causal query before position 8 sees what training showed it.)")
     accuracies: dict[tuple[str, str, int], float] = {}  # past T only
     wholes: dict[tuple[str, str], float] = {}  # all targets at 4T
+    at_4T = {}  # (task, method, seed) -> (all targets, past T) at 4T = 32
     for task in TASKS:
         at_T = shares_right(heads[task], task, T)[0]
         print(f"   {task}: at T = 8 {at_T:.1%}; reading more, stretched by n / 8:")
@@ -147,12 +155,26 @@ if __name__ == "__main__":
             for n in (2 * T, 4 * T):
                 share, past = shares_right(stretched(heads[task], method, n), task, n)
                 accuracies[task, method, n] = past
+                at_4T[task, method, SEEDS[0]] = share, past  # the last n is 4T
                 wholes[task, method] = share
                 cells += f"   {share:6.1%} ({past:6.1%})"
             print(f"      {NAMES[method]:6}  {cells}")
     print(f"A guess among 8 token kinds is right 1/8 = {1 / 8:.1%} of the time.")
-    share, past = shares_right(stretched(heads["previous-token"], "yarn", 4 * T, "paper"),
-                               "previous-token", 4 * T)
+    for seed in SEEDS:
+        for task in TASKS:
+            for method in METHODS if seed != SEEDS[0] else ():  # seed 0's: the table's
+                at_4T[task, method, seed] = shares_right(
+                    stretched(by_seed[task, seed], method, 4 * T), task, 4 * T)
+        at_4T["previous-token", "yarn paper", seed] = shares_right(
+            stretched(by_seed["previous-token", seed], "yarn", 4 * T, "paper"),
+            "previous-token", 4 * T)
+    print("Past T at 4T = 32 on each seed (seed 0's is the table's, in brackets):")
+    print(f"      {'':16}{'':12}" + "".join(f"{f'seed {seed}':>9}" for seed in SEEDS))
+    for task in TASKS:
+        for method in METHODS:
+            print(f"      {task if method == 'default' else '':16}{NAMES[method]:12}"
+                  + "".join(f"{at_4T[task, method, seed][1]:9.1%}" for seed in SEEDS))
+    share, past = at_4T["previous-token", "yarn paper", SEEDS[0]]
     accuracies["previous-token", "yarn paper", 4 * T] = past
     print("previous-token at 4T = 32, YaRN with the paper's ramp (pair 0 nearly divided):")
     print(f"   paper's ramp {share:6.1%} ({past:6.1%});   Hugging Face's "
@@ -161,11 +183,20 @@ if __name__ == "__main__":
     print("The paper's ramp differs from Hugging Face's only in pair 0 (stage 2's ratios):")
     print(f"slowing that pair too brought YaRN down to PI's level, {share:.1%} against "
           f"{wholes['previous-token', 'linear']:.1%}.")
-    lesson.check("the paper's ramp brings YaRN to PI's level (within 5 points, on all "
-                 "targets and past T), 50 points or more below Hugging Face's ramp past T",
-                 abs(share - wholes["previous-token", "linear"]) <= 0.05
-                 and abs(past - accuracies["previous-token", "linear", 4 * T]) <= 0.05
-                 and accuracies["previous-token", "yarn", 4 * T] - past >= 0.5)
+    print("On seeds " + ", ".join(map(str, SEEDS)) + ", past T: paper's ramp " + ", ".join(
+        f"{at_4T['previous-token', 'yarn paper', seed][1]:.1%}" for seed in SEEDS) + ";")
+    print("PI " + ", ".join(f"{at_4T['previous-token', 'linear', seed][1]:.1%}"
+                        for seed in SEEDS) + "; Hugging Face's "
+          + ", ".join(f"{at_4T['previous-token', 'yarn', seed][1]:.1%}" for seed in SEEDS)
+          + ".")
+    lesson.check("on every seed the paper's ramp brings YaRN to PI's level (within 5 points, "
+                 "on all targets and past T), 50 points or more below Hugging Face's ramp "
+                 "past T", all(
+                     all(abs(a - b) <= 0.05 for a, b in zip(
+                         at_4T["previous-token", "yarn paper", seed],
+                         at_4T["previous-token", "linear", seed]))
+                     and at_4T["previous-token", "yarn", seed][1]
+                     - at_4T["previous-token", "yarn paper", seed][1] >= 0.5 for seed in SEEDS))
 
 # %% Why: the score of each distance
 if __name__ == "__main__":
@@ -176,7 +207,6 @@ if __name__ == "__main__":
     print("over every pair of tokens (q and k are linear in the token's row).")
     distances = range(4 * T)  # r = 0 .. 31
     by_method = {}
-    leads = {}  # task -> s(back) - max s(r != back), as is
     for task in TASKS:
         model = heads[task]
         by_method[task] = {method: score_by_distance(stretched(model, method, 4 * T),
@@ -188,29 +218,55 @@ if __name__ == "__main__":
         print(f"   {task}, as is: the 5 distances r with the highest score s(r)")
         print("      " + "  ".join(f"{r} ({plain[r]:.1f})" for r in top))
         print(f"      s({back}) - max s(r != {back}) = {plain[back] - rival:.1f}")
-        lesson.check(f"{task}'s highest score, as is, is at the distance it needs, r = {back}",
-                     top[0] == back)
-        leads[task] = plain[back] - rival
-        if task == "copy-back":
-            near_repeats = set(top[1:]) & {round(2 + k * 2 * math.pi) for k in (1, 2, 3, 4)}
+    repeat_at = {round(2 + k * 2 * math.pi) for k in (1, 2, 3, 4)}  # 8, 15, 21, 27
+    lead_by_seed, firsts, tops = {}, {}, {}  # on every seed, as is
+    for seed in SEEDS:
+        for task in TASKS:
+            plain = score_by_distance(by_seed[task, seed], distances)
+            back = 1 if task == "previous-token" else 2
+            top = sorted(distances, key=lambda r: -plain[r])[:5]
+            lead_by_seed[task, seed] = plain[back] - max(plain[r] for r in distances
+                                                         if r != back)
+            firsts[task, seed], tops[task, seed] = top[0], set(top)
+    for task in TASKS:
+        print(f"   s(back) - max s(r != back), {task}, on seeds "
+              f"{', '.join(map(str, SEEDS))}: "
+              + ", ".join(f"{lead_by_seed[task, seed]:.1f}" for seed in SEEDS))
+    print("   copy-back's highest s(r), by seed: r = "
+          + ", ".join(str(firsts["copy-back", seed]) for seed in SEEDS))
+    lesson.check("on every seed previous-token's highest score, as is, is at r = 1",
+                 all(firsts["previous-token", seed] == 1 for seed in SEEDS))
+    print("previous-token's peak is r = 1 on every seed. copy-back's is r = 2 on seed 0")
+    print("only, and by little: on the others a distance past 7 scores higher.")
     print("Pair 0 turns by 1 rad a position: it comes back to the same angle every")
     print(f"2 pi = {2 * math.pi:.2f} positions. copy-back's peak at r = 2 comes back at")
     repeats = [2 + k * 2 * math.pi for k in (1, 2, 3, 4)]  # 8.28, 14.57, 20.85, 27.13
     print("   r = 2 + 2 pi k = " + ", ".join(f"{r:.2f}" for r in repeats))
-    lesson.check("copy-back's next highest scores, as is, stand where pair 0 is back at the "
-                 "angle of r = 2 (3 of its 4 or more at a rounded 2 + 2 pi k)",
-                 len(near_repeats) >= 3)
+    print("copy-back's 5 highest s(r) hold r = 2 and, of these, "
+          + ", ".join(str(len(tops["copy-back", seed] & repeat_at)) for seed in SEEDS)
+          + " on seeds " + ", ".join(map(str, SEEDS)) + ".")
+    lesson.check("on every seed copy-back's 5 highest scores, as is, hold r = 2 and 3 or more "
+                 "of the distances where pair 0 is back at its angle (a rounded 2 + 2 pi k)",
+                 all(2 in tops["copy-back", seed] and len(tops["copy-back", seed] & repeat_at) >= 3
+                     for seed in SEEDS))
     print("All of them past 7: in training the repeats never stood next to the")
-    print("right key, so nothing taught the head to score them lower. Where the")
-    print("peak stands only a little above them, the tokens' own part of the score")
-    lesson.check("copy-back's peak leads its rivals by less than previous-token's does",
-                 leads["copy-back"] < leads["previous-token"])
+    print("right key, so nothing taught the head to score them lower. Where r = 2")
+    print("stands only a little above them, or below, the tokens' own part of the score")
+    lesson.check("on every seed copy-back's r = 2 leads its rivals by less than "
+                 "previous-token's r = 1 does", all(
+                     lead_by_seed["copy-back", seed] < lead_by_seed["previous-token", seed]
+                     for seed in SEEDS))
     print("can decide which key wins.")
-    pi_peak = max(distances, key=lambda r: by_method["copy-back"]["linear"][r])
-    print(f"With PI (factor 4) copy-back's scores peak at r = {pi_peak} instead: the head")
-    print("learned angles, and PI makes each distance turn a quarter as far.")
-    lesson.check("with PI copy-back's peak moves to about 4 x 2 = 8 (7 to 9)",
-                 abs(pi_peak - 8) <= 1)
+    pi_peaks = []  # on each seed, the r of copy-back's highest score with PI
+    for seed in SEEDS:
+        pi_scores = score_by_distance(stretched(by_seed["copy-back", seed], "linear", 4 * T),
+                                      distances)
+        pi_peaks.append(pi_scores.index(max(pi_scores)))  # r = 0 .. 31 is the index
+    print(f"With PI (factor 4) copy-back's scores peak at r = "
+          f"{', '.join(map(str, pi_peaks))} (seeds {', '.join(map(str, SEEDS))}):")
+    print("the head learned angles, and PI makes each distance turn a quarter as far.")
+    lesson.check("on every seed, with PI copy-back's peak moves to about 4 x 2 = 8 (7 to 9)",
+                 all(abs(peak - 8) <= 1 for peak in pi_peaks))
 
 # %% Train a little at the longer length
 if __name__ == "__main__":
@@ -219,35 +275,54 @@ if __name__ == "__main__":
     fine_steps = 20
     print("Chen et al. fine-tuned PI models for up to 1000 steps at the new length.")
     print(f"Here: {fine_steps} more steps x 4 sequences of 32 tokens, from the copy-back head.")
-    tuned_scores = {}
-    tuned_past, tuned_lead = {}, {}  # method -> share past T, s(2) - max s(r != 2), tuned
+    print("On each seed (the batches: seed + 2, unlike the first training's):")
+    tuned_scores = {}  # method -> seed 0's tuned s(r), for the figure
+    tuned_past, tuned_lead = {}, {}  # (method, seed) -> share past T, s(2) - max s(r != 2)
     for method in ("default", "linear"):
-        start = stretched(heads["copy-back"], method, 4 * T)  # PI: theta_i / 4, kept
-        tuned = train(start, "copy-back", steps=fine_steps, batch_size=4, seq_len=4 * T,
-                      seed=2, on_step=lesson.progress(f"{method}, 32 tokens", fine_steps)).model
-        past = shares_right(tuned, "copy-back", 4 * T)[1]
-        tuned_scores[method] = scores = score_by_distance(tuned, distances)
-        rival = max(scores[r] for r in distances if r != 2)
-        before = accuracies["copy-back", method, 4 * T]
-        tuned_past[method], tuned_lead[method] = past, scores[2] - rival
-        print(f"   {NAMES[method]:6} at positions 8..31: {before:6.1%} -> {past:6.1%};   "
-              f"s(2) - max s(r != 2) = {scores[2] - rival:.1f}")
+        for seed in SEEDS:
+            start = stretched(by_seed["copy-back", seed], method, 4 * T)  # PI: theta_i / 4
+            tuned = train(start, "copy-back", steps=fine_steps, batch_size=4, seq_len=4 * T,
+                          seed=seed + 2, on_step=lesson.progress(
+                              f"{method}, seed {seed}, 32 tokens", fine_steps)).model
+            past = shares_right(tuned, "copy-back", 4 * T)[1]
+            scores = score_by_distance(tuned, distances)
+            if seed == SEEDS[0]:
+                tuned_scores[method] = scores
+            rival = max(scores[r] for r in distances if r != 2)
+            before = at_4T["copy-back", method, seed][1]
+            tuned_past[method, seed], tuned_lead[method, seed] = past, scores[2] - rival
+            print(f"   {NAMES[method] if seed == SEEDS[0] else '':6} seed {seed}, at 8..31: "
+                  f"{before:6.1%} -> {past:6.1%};  s(2) - max s(r != 2) = "
+                  f"{scores[2] - rival:.1f}")
     pi_thetas = rope_frequencies(D, method="linear", factor=4.0)[0]  # theta_i / 4
     print("As is, the repeats now stood next to the right key in every batch, and")
-    lesson.check("tuned at 32 tokens, the head as is learns copy-back past T (90% or more) "
-                 "and pulls its peak further ahead than before",
-                 tuned_past["default"] >= 0.90 and tuned_lead["default"] > leads["copy-back"])
+    lesson.check("on every seed, tuned at 32 tokens, the head as is learns copy-back past T "
+                 "(90% or more) and puts r = 2 further ahead than before", all(
+                     tuned_past["default", seed] >= 0.90
+                     and tuned_lead["default", seed] > lead_by_seed["copy-back", seed]
+                     for seed in SEEDS))
     print("training pushed their scores down. PI starts from a peak in the wrong")
     print(f"place, with pair 0 turning {pi_thetas[0]:.2f} rad a position and the others "
           f"{pi_thetas[1]:.3f}")
     print("or less: these few steps did not move it back.")
-    lesson.check("with PI these steps do not move the peak back to r = 2 (35% or less past "
-                 "T, s(2) still under another distance)",
-                 tuned_past["linear"] <= 0.35 and tuned_lead["linear"] < 0)
+    lesson.check("on every seed, with PI these steps do not move the peak back to r = 2 (35% "
+                 "or less past T, s(2) still under another distance)", all(
+                     tuned_past["linear", seed] <= 0.35 and tuned_lead["linear", seed] < 0
+                     for seed in SEEDS))
     copy_back = by_method["copy-back"]
     ntk_gap = max(abs(a - b) for a, b in zip(copy_back["ntk"], copy_back["default"]))
-    print(f"copy-back's NTK scores differ from as is by at most {ntk_gap:.2f} (r = 0..31),")
-    lesson.check("copy-back's NTK scores differ from as is by less than 1", ntk_gap < 1.0)
+    gaps, tallest = [], []  # on each seed: NTK against as is; the largest |s(r)| as is
+    for seed in SEEDS:
+        as_is, ntk = (score_by_distance(stretched(by_seed["copy-back", seed], method, 4 * T),
+                                        distances) for method in ("default", "ntk"))
+        gaps.append(max(abs(a - b) for a, b in zip(ntk, as_is)))
+        tallest.append(max(abs(a) for a in as_is))
+    print("copy-back's NTK scores differ from as is by at most "
+          + ", ".join(f"{gap:.2f}" for gap in gaps) + " (r = 0..31,")
+    print(f"seeds {', '.join(map(str, SEEDS))}), under 5% of its largest score as is ("
+          + ", ".join(f"{top:.1f}" for top in tallest) + "),")
+    lesson.check("on every seed copy-back's NTK scores differ from as is by under 5% of its "
+                 "largest score", all(gap < 0.05 * top for gap, top in zip(gaps, tallest)))
     print("with pair 0 kept and only pairs 1..3 changed. In the figure (--svg) NTK is")
     print("drawn solid under the dashed 'as is', so that both can be seen.")
     order = ("ntk", "default", "linear", "yarn")  # NTK first: solid, under the dashes
@@ -265,24 +340,35 @@ if __name__ == "__main__":
 if __name__ == "__main__":
     lesson.stage("What this shows")
 
-    previous = accuracies["previous-token", "default", 4 * T]
-    copy = accuracies["copy-back", "default", 4 * T]
-    pi = max(accuracies[task, "linear", 4 * T] for task in TASKS)
-    print(f"As is, RoPE's offsets carried previous-token past T ({previous:.1%} right at")
-    print(f"positions 8..31) but not copy-back ({copy:.1%}): what carries over is the")
-    lesson.check("as is, previous-token carries past T (90% or more) and copy-back does not "
-                 "(80% or less)", previous >= 0.90 and copy <= 0.80)
-    print("score of each offset, and offsets the head never saw can score high.")
-    paper_past = accuracies["previous-token", "yarn paper", 4 * T]
-    print(f"PI, with no further training, did worst of the four (at most {pi:.1%}): it")
-    lesson.check("PI, untrained, did worst of the four methods past T at 4T, for both tasks",
-                 all(accuracies[task, "linear", 4 * T]
-                     < min(accuracies[task, method, 4 * T] for method in METHODS
-                           if method != "linear") for task in TASKS))
-    print("slows pair 0 too, so the offsets 1 and 2 the head learned turn pair 0 by a")
-    print("quarter of the angle at 4T. NTK and YaRN with Hugging Face's ramp keep pair 0")
-    print("as it was, and so its repeats; YaRN with the paper's ramp slows pair 0 almost")
-    print(f"as PI does, and previous-token fell with it ({paper_past:.1%}).")
+    def by_seed_past(task: str, method: str) -> list[float]:
+        """The share right past T at 4T = 32, seed by seed."""
+        return [at_4T[task, method, seed][1] for seed in SEEDS]
+
+    previous, copy = by_seed_past("previous-token", "default"), by_seed_past("copy-back",
+                                                                              "default")
+    pi = max(max(by_seed_past(task, "linear")) for task in TASKS)
+    print(f"As is, on seeds {', '.join(map(str, SEEDS))}, RoPE's offsets carried "
+          f"previous-token past T")
+    print(f"({', '.join(f'{x:.1%}' for x in previous)} right at positions 8..31) but not "
+          f"copy-back")
+    print(f"({', '.join(f'{x:.1%}' for x in copy)}):", end=" ")
+    print("what carries over is the score of each offset, and")
+    lesson.check("on every seed, as is, previous-token carries past T (90% or more) and "
+                 "copy-back does not (80% or less)", min(previous) >= 0.90 and max(copy) <= 0.80)
+    print("offsets the head never saw can score high.")
+    paper_past = by_seed_past("previous-token", "yarn paper")
+    print("PI, with no further training, did worst of the four on every seed (at most")
+    print(f"{pi:.1%}): it slows pair 0 too, so the offsets 1 and 2 the head learned turn")
+    lesson.check("on every seed PI, untrained, did worst of the four methods past T at 4T, "
+                 "for both tasks", all(
+                     at_4T[task, "linear", seed][1] < min(at_4T[task, method, seed][1]
+                                                          for method in METHODS
+                                                          if method != "linear")
+                     for task in TASKS for seed in SEEDS))
+    print("pair 0 by a quarter of the angle at 4T. NTK and YaRN with Hugging Face's ramp")
+    print("keep pair 0 as it was, and so its repeats; YaRN with the paper's ramp slows")
+    print(f"pair 0 almost as PI does, and previous-token fell with it "
+          f"({', '.join(f'{x:.1%}' for x in paper_past)}).")
     print("These methods were made for models with d = 128 and thousands of positions,")
     print("where the slow pairs never turned once in training. PI and YaRN were shown")
     print("with a short fine-tune at the longer length; NTK-aware scaling was first")
