@@ -265,17 +265,15 @@ def test_the_book_reads_each_wing_in_the_order_its_face_names_it() -> None:
 @pytest.mark.slow  # trains five heads, 300 steps x 8 each
 def test_the_training_example_holds_on_the_seeds_the_readme_names() -> None:
     """The README's `minipe train` examples name seeds 1 and 2 beside seed 0 (issue 30,
-    part 1): what it says of them is what they reach. Trained as the command trains (its
+    part 1): what it says of them is what they reach (seed 0's numbers: test_claims). Trained as the command trains (its
     defaults: 300 steps x 8, Adam at 0.05, `--seed` for the tables and the batches)."""
     text = " ".join(README.split())  # the README's lines joined
     for seed in (0, 1, 2):
         head = package.train(package.TinyModel(5, 8, 8, positions="rope", seed=seed),
                              "previous-token", seed=seed)
-        if seed:
-            assert (f"{head.losses[0]:.4f} -> {head.losses[-1]:.4f}") in text
         assert package.accuracy(head.model, "previous-token") == 1.0  # "100.0% at T and 2T"
         assert package.accuracy(head.model, "previous-token", seq_len=16) == 1.0
-    assert "score the same 100.0% at T and 2T" in text
+    assert "`--seed 1` and `--seed 2` reach 100.0% at both too" in text
     for seed in (1, 2):
         bag = package.train(package.TinyModel(9, 8, 6, positions="none", seed=seed),
                             "who-bites-whom", seed=seed).model
@@ -291,6 +289,4 @@ def test_the_training_example_holds_on_the_seeds_the_readme_names() -> None:
                         losses.append(math.log(sum(math.exp(x) for x in row)) - row[s])
         assert right == 18 and math.log(2) <= sum(losses) / 36
         assert f"{sum(losses) / 36:.2f}" == "0.97"
-    assert "(53.1% with `--seed 1` and with `--seed 2`)" in text
-    assert "on each of the three seeds it gets 18 of all 36" in text
-    assert "(0.97 on seeds 1 and 2;" in text
+    assert "`--seed 1` and `2`: 53.1%, 18, 0.97)" in text  # each seed: 18 of all 36
