@@ -28,13 +28,9 @@ who presses `s` from `run()` should land in the idea, not in plumbing.
 
     python benchmarks/bench_steps.py            # the table, for a default run()
     python benchmarks/bench_steps.py --strict   # exit 1 if a landmark is not reached
-    python benchmarks/bench_steps.py --guards   # and each chapter's guard vs teaching lines
 
-With --guards it also counts, in each chapter's source, the lines that guard
-(a `raise`, the `if` whose body only raises, a call of a `checked_*` or
-`_check*` function, and whole functions that only check or build an error)
-against the lines that teach (every other line of code; docstrings, comments,
-blank lines and imports count as neither).
+Each chapter's checking lines against its teaching lines are counted by
+tests/test_doors.py, which holds their limits (`python tests/test_doors.py` prints them).
 
 Standard library only; it runs from the clone without an install.
 """
@@ -42,7 +38,6 @@ Standard library only; it runs from the clone without an install.
 from __future__ import annotations
 
 import argparse
-import ast
 import linecache
 import re
 import sys
@@ -157,74 +152,10 @@ def print_counts(title: str, counter: StepCounter, landmarks: Sequence[Landmark]
     print(f"  {'total':<31}{counter.stops:>6}")
 
 
-CHAPTERS = ("tokenizer", "embedding", "positional", "attention", "rotary", "relative",
-            "context", "wavelengths", "batches", "pipeline", "pipeline_batch",
-            "training/gradients", "training/checks", "training/heads", "training/passes",
-            "training/generation", "training/model", "training/lab")
-GUARD_NAMES = re.compile(r"^_?check|^_?checked|^_not_a_list$|^_name_the_bad|^_no_weights$")
-
-
-def _called_name(node: ast.AST) -> str:
-    """The name of the function a statement calls, if it is a plain call statement."""
-    value = node.value if isinstance(node, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
-    if isinstance(value, ast.Call):
-        function = value.func
-        if isinstance(function, ast.Name):
-            return function.id
-        if isinstance(function, ast.Attribute):
-            return function.attr
-    return ""
-
-
-def _lines(node: ast.AST) -> set[int]:
-    first: int = node.lineno  # type: ignore[attr-defined]
-    last: int = node.end_lineno or first  # type: ignore[attr-defined]
-    return set(range(first, last + 1))
-
-
-def guard_and_teaching_lines(path: Path) -> tuple[int, int]:
-    """(guard lines, teaching lines) of one module, as the module docstring defines them."""
-    tree = ast.parse(path.read_text())
-    guards: set[int] = set()
-    code: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            continue
-        if isinstance(node, ast.stmt) and not isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            is_docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) \
-                and isinstance(node.value.value, str)
-            if not is_docstring:
-                code |= _lines(node) if not hasattr(node, "body") else {node.lineno}
-        if isinstance(node, ast.FunctionDef) and GUARD_NAMES.search(node.name):
-            guards |= _lines(node)
-        elif isinstance(node, ast.Raise):
-            guards |= _lines(node)
-        elif isinstance(node, ast.If) and all(isinstance(part, ast.Raise) for part in node.body):
-            guards |= set(range(node.lineno, node.body[0].lineno))
-        elif isinstance(node, ast.stmt) and GUARD_NAMES.search(_called_name(node)):
-            guards |= _lines(node)
-    source = path.read_text().splitlines()
-    comment_or_blank = {number for number, text in enumerate(source, start=1)
-                        if not text.strip() or text.strip().startswith("#")}
-    guards -= comment_or_blank
-    code -= comment_or_blank
-    return len(guards & code), len(code - guards)
-
-
-def print_guards() -> None:
-    print("lines that guard vs lines that teach, per chapter:")
-    for chapter in CHAPTERS:
-        guard, teach = guard_and_teaching_lines(ROOT / "minipe" / f"{chapter}.py")
-        print(f"  {chapter + '.py':<20}{guard:>5} guard {teach:>5} teach   "
-              f"{guard / teach:.2f} per teaching line")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--strict", action="store_true",
                         help="exit 1 if some landmark was never reached")
-    parser.add_argument("--guards", action="store_true",
-                        help="also count each chapter's guard lines against its teaching lines")
     arguments = parser.parse_args(argv)
     counter = count_default_run()
     print_counts("pdb `step` stops in minipe's frames during one default run():", counter,
@@ -232,8 +163,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     training = count_training_step()
     print_counts("and during one training step, loss_and_gradients (chapter 10):", training,
                  TRAINING_LANDMARKS)
-    if arguments.guards:
-        print_guards()
     missing = [landmark.name for landmark in LANDMARKS if landmark.name not in counter.reached]
     missing += [landmark.name for landmark in TRAINING_LANDMARKS
                 if landmark.name not in training.reached]
