@@ -362,3 +362,11 @@ def check_settings(d_model: object, positions: object, seed: object, causal: obj
                  got="; got")
     if positions == "rope":
         checked_rotary_width(d_model, "d_model", "positions='rope'")
+
+
+def check_decode(ids: object, vocab_size: int) -> None:
+    """What decode takes, for both tokenizers: a list of IDs in the vocabulary (an empty one
+    decodes to '')."""
+    check_type(ids, (list, tuple), "decode needs a list of int IDs")
+    if ids:
+        check_ids(ids, vocab_size, "ids", "is not in the vocabulary:")

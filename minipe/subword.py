@@ -47,7 +47,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import AbstractSet, Any, Iterable, Mapping, Sequence
 
-from minipe.checks import check_choice, check_ids, check_type, checked_size
+from minipe.checks import check_choice, check_decode, check_ids, check_type, checked_size
 from minipe.pretokenizer import pretokenize
 from minipe.tokenizer import END_OF_TEXT, PaddedBatch, pad_rows
 
@@ -204,7 +204,7 @@ class BytePairTokenizer:
         >>> gpt2.decode([464, 3797]), gpt2.decode([447]), gpt2.decode([447, 247])
         ('The cat', '\ufffd', '’')
         """
-        _check_decode(ids, self.vocab_size)
+        check_decode(ids, self.vocab_size)
         text_bytes = b"".join([self.vocab[token_id] for token_id in ids])
         return text_bytes.decode("utf-8", errors="replace")
 
@@ -347,13 +347,6 @@ def _check_unchanged(name: str) -> None:
     """A tokenizer is a value: its IDs never change under a text being encoded."""
     raise AttributeError(f"a BytePairTokenizer cannot be changed (setting {name}); "
                          f"train or build a new one")
-
-
-def _check_decode(ids: object, vocab_size: int) -> None:
-    """A list of IDs in the vocabulary; an empty one decodes to ''."""
-    check_type(ids, (list, tuple), "decode needs a list of int IDs")
-    if ids:
-        check_ids(ids, vocab_size, "ids", "is not in the vocabulary:")
 
 
 def _check_windows(ids: Any, max_length: Any, stride: Any) -> None:

@@ -53,7 +53,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from minipe.checks import check_choice, check_ids, check_type
+from minipe.checks import check_choice, check_decode, check_type
 
 UNKNOWN = "<|unk|>"
 END_OF_TEXT = "<|endoftext|>"
@@ -151,7 +151,7 @@ class Tokenizer:
         The words come back exactly; the spacing is a best guess, since
         tokenize() threw the spaces away ("a , b" and "a, b" encode alike).
         """
-        _check_decode(ids, self.vocab_size)
+        check_decode(ids, self.vocab_size)
         text = " ".join([self.tokens[token_id] for token_id in ids])
         text = _NO_SPACE_BEFORE.sub(r"\1", text)
         text = _NO_SPACE_AFTER.sub(r"\1", text)
@@ -223,13 +223,6 @@ def _check_batch(texts: Sequence[str], padding_side: str, tokens: tuple[str, ...
     if END_OF_TEXT not in tokens:
         raise ValueError(f"this vocabulary has no {END_OF_TEXT!r} to pad with; "
                          f"Tokenizer.from_corpus always adds one")
-
-
-def _check_decode(ids: object, vocab_size: int) -> None:
-    """A list of IDs in the vocabulary; an empty one decodes to ''."""
-    check_type(ids, (list, tuple), "decode needs a list of int IDs")
-    if ids:
-        check_ids(ids, vocab_size, "ids", "is not in the vocabulary:")
 
 
 def _checked_vocabulary(tokens: object) -> tuple[str, ...]:
