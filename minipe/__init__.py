@@ -25,6 +25,7 @@ The chapter map: read the chapters in this order, which is the order they import
 The appendices, to read when curiosity calls:
 
     A, B arrays/          Vector, Matrix, Batch; the broadcasting rule; what they check
+    C  numerics.py        the numbers a GPU stores: float32, float16, bfloat16; round_to
 
 Support, not chapters: checks.py (the checks several chapters share), display.py (short
 reprs, grids), command_line.py (how the commands behave), __main__.py (the commands).
@@ -34,6 +35,7 @@ Importing minipe does nothing but define these names; it does not import plot.
 """
 
 from minipe.arrays import Batch, Matrix, ShapeError, Vector, add, allclose, broadcast_shapes, subtract
+from minipe.numerics import round_to
 from minipe.tokenizer import PaddedBatch, Tokenizer
 from minipe.pretokenizer import pretokenize
 from minipe.subword import BytePairTokenizer, sliding_windows
@@ -126,6 +128,7 @@ __all__ = [
     "relative_shift_matrix",
     "rope_frequencies",
     "rotary_pairs",
+    "round_to",
     "run",
     "run_batch",
     "scaled_dot_product_attention",

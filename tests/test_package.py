@@ -22,7 +22,7 @@ ROOT = PACKAGE.parent
 # chapter map in minipe/__init__.py's docstring names the same chapters in the same order.
 SUPPORT = ["checks", "display", "command_line"]  # import nothing of minipe but each other
 APPENDICES = ["arrays.broadcast", "arrays.checks", "arrays.vector", "arrays.matrix",
-              "arrays.batch", "arrays"]  # appendices A and B: support only
+              "arrays.batch", "arrays", "numerics"]  # appendices A, B and C: support only
 CHAPTERS = ["tokenizer", "pretokenizer", "subword",  # 1, 1b
             "embedding", "positional", "attention", "rotary", "relative",
             "context", "wavelengths", "batches", "pipeline_trace", "pipeline", "pipeline_batch"]  # 1-9

@@ -212,7 +212,7 @@ def _readme_map() -> list[tuple[str, list[str]]]:
 def test_the_readmes_chapter_map_is_the_package_faces() -> None:
     face = _face_map()
     # read by hand off minipe/__init__.py: chapters 1-11 and the appendices, in this order
-    numbers = ["1", "1b"] + [str(n) for n in range(2, 12)] + ["A, B"]  # 1b: issue 33
+    numbers = ["1", "1b"] + [str(n) for n in range(2, 12)] + ["A, B", "C"]  # 1b: issue 33
     assert [number for number, _ in face] == numbers
     assert face[7] == ("7", ["context.py", "wavelengths.py"])
     assert face[10] == ("10", ["training/"])
@@ -258,8 +258,8 @@ def test_the_book_reads_each_wing_in_the_order_its_face_names_it() -> None:
     listed = re.findall(r"^ {4}([a-z_]+)\.py  ", face, flags=re.MULTILINE)  # its map's lines
     assert len(listed) == 7 and listed[0] == "gradients" and listed[-1] == "lab", listed
     assert training == [f"training.{name}" for name in listed]
-    assert order.index("pipeline_batch") < order.index("training") < order.index("plot") < (
-        order.index("arrays"))  # the README's rows 9, 10, 11, then A, B
+    assert (order.index("pipeline_batch") < order.index("training") < order.index("plot")
+            < order.index("arrays") < order.index("numerics"))  # the README's rows 9-11, A, B, C
 
 
 @pytest.mark.slow  # trains five heads, 300 steps x 8 each
