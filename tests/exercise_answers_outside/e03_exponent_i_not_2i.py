@@ -1,0 +1,15 @@
+"""Exercise 03, wrong: uses the exponent i / d_model instead of 2i / d_model."""
+
+from __future__ import annotations
+
+import math
+
+DONE = False
+
+
+def pe_position(pos: int, d_model: int) -> list[float]:
+    out = []
+    for i in range(d_model // 2):
+        angle = pos / 10000 ** (i / d_model)
+        out += [math.sin(angle), math.cos(angle)]
+    return out

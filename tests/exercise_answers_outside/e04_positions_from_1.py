@@ -1,0 +1,19 @@
+"""Exercise 04, wrong: numbers the positions from 1: row 0 is PE(1)."""
+
+from __future__ import annotations
+
+import math
+
+DONE = False
+
+
+def pe_position(pos: int, d_model: int) -> list[float]:
+    out = []
+    for i in range(d_model // 2):
+        angle = pos / 10000 ** (2 * i / d_model)
+        out += [math.sin(angle), math.cos(angle)]
+    return out
+
+
+def pe_table(num_positions: int, d_model: int) -> list[list[float]]:
+    return [pe_position(pos, d_model) for pos in range(1, num_positions + 1)]

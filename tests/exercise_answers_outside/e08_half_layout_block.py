@@ -1,0 +1,17 @@
+"""Exercise 08, wrong: puts pair i's block at rows and columns (i, i + d_model/2) instead of (2i, 2i + 1)."""
+
+from __future__ import annotations
+
+import math
+
+DONE = False
+
+
+def shift_matrix(k: int, d_model: int) -> list[list[float]]:
+    m = [[0.0] * d_model for _ in range(d_model)]
+    for i in range(d_model // 2):
+        w = 1 / 10000 ** (2 * i / d_model)
+        c, s = math.cos(k * w), math.sin(k * w)
+        a, b = i, i + d_model // 2
+        m[a][a], m[a][b], m[b][a], m[b][b] = c, s, -s, c
+    return m

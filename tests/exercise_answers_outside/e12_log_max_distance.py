@@ -1,0 +1,16 @@
+"""Exercise 12, wrong: divides by log(max_distance) instead of log(max_distance / E)."""
+
+from __future__ import annotations
+
+import math
+
+DONE = False
+
+
+def t5_bucket(relative_position: int) -> int:
+    B, E = 16, 8
+    offset = B if relative_position > 0 else 0
+    n = abs(relative_position)
+    if n < E:
+        return offset + n
+    return offset + min(E + int(math.log(n / E) / math.log(128) * (B - E)), B - 1)

@@ -1,0 +1,20 @@
+"""Exercise 20, wrong: pairs (i, i + rotary_dims/2) (half layout) instead of interleaved."""
+
+from __future__ import annotations
+
+import math
+
+DONE = False
+
+
+def partial_rotary(row: list[float], pos: int, rotary_dims: int) -> list[float]:
+    out = list(row)
+    d = len(row)
+    for i in range(rotary_dims // 2):
+        a, b = (i, i + rotary_dims // 2)
+        a, b = a + 0, b + 0
+        angle = pos * 10000 ** (-2 * i / rotary_dims)
+        x, y = row[a], row[b]
+        out[a] = x * math.cos(angle) - y * math.sin(angle)
+        out[b] = x * math.sin(angle) + y * math.cos(angle)
+    return out

@@ -1,0 +1,14 @@
+"""Exercise 21, wrong: puts the extra slopes before the power-of-two ones."""
+
+from __future__ import annotations
+
+DONE = False
+
+
+def alibi_slopes(num_heads: int) -> list[float]:
+    power = 1
+    while power * 2 <= num_heads:
+        power *= 2
+    slopes = [2 ** (-8 * (h + 1) / power) for h in range(power)]
+    extra = [2 ** (-8 * (h + 1) / (2 * power)) for h in range(0, 2 * power, 2)]
+    return extra[:num_heads - power] + slopes
