@@ -36,7 +36,7 @@ CHAPTERS = ["tokenizer", "pretokenizer", "subword",  # 1, 1b
             "embedding", "positional", "attention", "rotary", "relative",
             "context", "wavelengths", "batches", "pipeline_trace", "pipeline", "pipeline_batch",
             "training/gradients", "training/heads", "training/passes", "training/generation",
-            "training/model", "training/lab"]  # 1-10, in reading order
+            "training/model", "training/lab", "training/probe"]  # 1-10, in reading order
 DOOR_MODULES = ["training/checks", "checks"]  # chapter 10's door, the shared checks
 DOOR = re.compile(r"^_?check")  # check_..., checked_..., _check_..., _checked_...
 

@@ -10,6 +10,7 @@ the passes that chain them, then the model, then the lab that trains it.
     generation.py  generating with a KV cache: one new token costs O(n d)
     model.py       TinyModel: embeddings + positions -> attention -> scores; backprop
     lab.py         tasks that need positions, Adam, train(); python -m minipe train
+    probe.py       a straight line that reads a token's position from its row, or cannot
 
 It stands on chapters 1-9 and the arrays; nothing of the input side imports it.
 Importing it defines these names and does nothing else.
