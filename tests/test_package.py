@@ -26,8 +26,9 @@ APPENDICES = ["arrays.broadcast", "arrays.checks", "arrays.vector", "arrays.matr
 CHAPTERS = ["tokenizer", "pretokenizer", "subword",  # 1, 1b
             "embedding", "positional", "attention", "rotary", "relative",
             "context", "wavelengths", "batches", "pipeline_trace", "pipeline", "pipeline_batch"]  # 1-9
-TRAINING = ["training.gradients", "training.heads", "training.passes", "training.checks",
-            "training.generation", "training.model", "training.lab", "training.probe", "training"]  # 10
+TRAINING = ["training.gradients", "training.block", "training.heads", "training.passes",
+            "training.checks", "training.generation", "training.model", "training.lab",
+            "training.probe", "training"]  # 10
 # the tools stand on everything above; no chapter imports them
 TOOLS = ["plot.colors", "plot.files", "plot.table", "plot.terminal", "plot.svg",
          "plot.figures", "plot", "plot.__main__",

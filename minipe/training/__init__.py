@@ -4,6 +4,7 @@ Read bottom-up, as micrograd's engine.py sits under nn.py: the rules first, then
 the passes that chain them, then the model, then the lab that trains it.
 
     gradients.py   the backward rules, one function each, knowing nothing of a model
+    block.py       the block's rules: layer_norm, rms_norm, gelu, each forward and backward
     heads.py       several heads, positions as data (position_ids), forward and back
     passes.py      the forward and backward passes of TinyModel, chained from the rules
     checks.py      the model's door: what TinyModel accepts, and the sentences it says
@@ -17,10 +18,12 @@ Importing it defines these names and does nothing else.
 """
 
 from minipe.training.gradients import IGNORE
+from minipe.training.block import gelu, layer_norm, rms_norm
 from minipe.training.generation import KVCache, evict, next_logits
 from minipe.training.model import Backprop, TinyModel
 from minipe.training.lab import (TASKS, WORDS, TrainingDiverged, TrainingResult, accuracy,
                                  task_batch, train)
 
 __all__ = ["IGNORE", "TASKS", "WORDS", "Backprop", "KVCache", "TinyModel", "TrainingDiverged",
-           "TrainingResult", "accuracy", "evict", "next_logits", "task_batch", "train"]
+           "TrainingResult", "accuracy", "evict", "gelu", "layer_norm", "next_logits", "rms_norm",
+           "task_batch", "train"]
