@@ -4,9 +4,17 @@ from tests/reference/make_numerics_reference.py, run by hand)."""
 
 from __future__ import annotations
 
+import base64
+import functools
+import hashlib
+import importlib.util
+import json
 import math
 import random
 import struct
+import zlib
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -134,6 +142,85 @@ def test_bfloat16_is_float32s_top_half_rounded_to_even() -> None:
         if cut > 0xFFFFFFFF or math.isnan(want):  # the carry ran past the exponent: inf
             want = math.copysign(math.inf, x)
         assert _same(round_to(x, "bfloat16"), want), (x, hex(word))
+
+
+# --- against torch's casts (tests/reference/numerics_reference.json) -------------------------
+
+REFERENCE = Path(__file__).parent / "reference"
+
+
+@functools.cache
+def _torch() -> dict[str, Any]:
+    """The reference's outputs, decoded, beside the inputs drawn again by numerics_inputs.py."""
+    spec = importlib.util.spec_from_file_location("numerics_inputs",
+                                                  REFERENCE / "numerics_inputs.py")
+    assert spec is not None and spec.loader is not None
+    inputs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(inputs)
+    stored = json.loads((REFERENCE / "numerics_reference.json").read_text())
+    words: list[int] = inputs.float32_inputs()
+    values: list[float] = inputs.float64_inputs()
+    # the inputs drawn here are the ones torch cast (the same Python, the same seed)
+    assert stored["float32_inputs"]["sha256"] == hashlib.sha256(
+        b"".join(w.to_bytes(4, "big") for w in words)).hexdigest()
+    assert stored["float64_inputs"]["sha256"] == hashlib.sha256(
+        b"".join(struct.pack(">d", v) for v in values)).hexdigest()
+
+    def unpacked(name: str, code: str) -> list[float]:
+        raw = zlib.decompress(base64.b64decode(stored[name]))
+        return list(struct.unpack(f">{len(raw) // struct.calcsize(code)}{code}", raw))
+
+    bf16 = struct.unpack(f">{len(words)}H", zlib.decompress(base64.b64decode(stored["bfloat16"])))
+    return {
+        "made_by": stored["made_by"],
+        "float32": [struct.unpack("<f", w.to_bytes(4, "little"))[0] for w in words],
+        "float16": unpacked("float16", "e"),
+        "bfloat16": [struct.unpack(">f", (b << 16).to_bytes(4, "big"))[0] for b in bf16],
+        "float64": values,
+        "float64_to_float32": unpacked("float32", "f"),
+    }
+
+
+def _mismatches(inputs: list[float], outputs: list[float], dtype: str, every: int) -> list[str]:
+    return [f"{x!r} -> {round_to(x, dtype)!r}, torch {want!r}"
+            for x, want in zip(inputs[::every], outputs[::every])
+            if not _same(round_to(x, dtype), want)]
+
+
+def test_the_torch_reference_covers_the_ranges() -> None:
+    torch = _torch()
+    assert "torch" in torch["made_by"] and len(torch["float32"]) >= 100_000
+    assert len(torch["float16"]) == len(torch["bfloat16"]) == len(torch["float32"])
+    kept = set(torch["float32"])
+    for value in (0.0, 65504.0, 65520.0, 2.0 ** -24, 2.0 ** -133, 2.0 ** -149, math.inf):
+        assert value in kept and -value in kept
+    assert any(math.isnan(x) for x in kept) and len(torch["float64"]) == 20_000
+
+
+@pytest.mark.parametrize("every", [pytest.param(1, marks=pytest.mark.slow), 32])
+def test_round_to_is_torchs_cast_of_a_float32(every: int) -> None:
+    # every=32: one value in 32, 5,000 of the 160,026 (quick); every=1: each of them
+    torch = _torch()
+    for dtype in ("float16", "bfloat16"):
+        wrong = _mismatches(torch["float32"], torch[dtype], dtype, every)
+        assert not wrong, f"{dtype}: {len(wrong)} differ from torch, e.g. {wrong[:3]}"
+
+
+def test_round_to_is_torchs_cast_of_a_float64_to_float32() -> None:
+    torch = _torch()
+    wrong = _mismatches(torch["float64"], torch["float64_to_float32"], "float32", 1)
+    assert not wrong, f"{len(wrong)} differ from torch, e.g. {wrong[:3]}"
+
+
+def test_positions_keep_as_many_values_as_torch_keeps() -> None:
+    torch = _torch()
+    start = 50_000 + 20_000  # numerics_inputs.py: uniform, near integers, then positions
+    assert torch["float32"][start:start + 32_768] == [float(p) for p in range(32_768)]
+    # by hand: bfloat16 keeps 0..256 (257), then 128 per octave (7 octaves to 32768);
+    # float16 keeps 0..2048 (2049), then 1024 per octave (4 to 32768)
+    for dtype, n, count in (("bfloat16", 4096, 769), ("float16", 4096, 3073),
+                            ("bfloat16", 32_768, 257 + 7 * 128), ("float16", 32_768, 2049 + 4 * 1024)):
+        assert len(set(torch[dtype][start:start + n])) == count == distinct_positions(n, dtype)
 
 
 # --- refusals ------------------------------------------------------------------------------
