@@ -77,16 +77,16 @@ def round_to(x: float, dtype: str) -> float:
     x, form = _checked(x, dtype, "round_to")
     if x == 0 or not math.isfinite(x):
         return x
-    step = _spacing_exponent(abs(x), form)  # the spacing is 2**step
-    rounded = math.ldexp(round(math.ldexp(abs(x), -step)), step)  # round(|x| / spacing) * spacing
-    if rounded > form.largest:
+    spacing_at_x = 2.0 ** _spacing_exponent(abs(x), form)  # 2**(max(e, emin) - p + 1)
+    rounded = round(abs(x) / spacing_at_x) * spacing_at_x  # exact: a power of two; ties to even
+    if rounded > form.largest:  # past the range (near float64's own end the product is inf)
         rounded = math.inf
-    return math.copysign(rounded, x)
+    return math.copysign(rounded, x)  # the sign put back: -0.3 in float16 is -0.0
 
 
 def _spacing_exponent(magnitude: float, form: Format) -> int:
-    """k such that the format's spacing at a positive `magnitude` is 2**k."""
-    e = math.frexp(magnitude)[1] - 1 if magnitude else form.emin  # 2**e <= magnitude < 2**(e+1)
+    """max(e, emin) - p + 1, with 2**e <= magnitude < 2**(e+1): the spacing is 2 to it."""
+    e = math.frexp(magnitude)[1] - 1 if magnitude else form.emin  # frexp: m * 2**(e+1), m < 1
     return max(e, form.emin) - form.precision + 1
 
 
@@ -97,7 +97,7 @@ def spacing(x: float, dtype: str) -> float:
     (512.0, 0.0009765625, 5.960464477539063e-08)
     """
     x, form = _checked(x, dtype, "spacing", finite=True)
-    return math.ldexp(1, _spacing_exponent(abs(x), form))
+    return 2.0 ** _spacing_exponent(abs(x), form)
 
 
 def bits(x: float, dtype: str) -> str:

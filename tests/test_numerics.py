@@ -61,6 +61,8 @@ def test_the_range_ends_in_infinity() -> None:
     assert round_to(bf16_largest, "bfloat16") == bf16_largest
     assert round_to((2 - 2 ** -8) * 2.0 ** 127, "bfloat16") == math.inf  # the tie above it
     assert round_to(1e300, "float32") == math.inf
+    for dtype in DTYPES:  # float64's largest: the rounded value is 2**1024, past float64 too
+        assert round_to(-1.7976931348623157e308, dtype) == -math.inf
 
 
 def test_the_special_values_stay() -> None:
@@ -219,7 +221,8 @@ def test_positions_keep_as_many_values_as_torch_keeps() -> None:
     # by hand: bfloat16 keeps 0..256 (257), then 128 per octave (7 octaves to 32768);
     # float16 keeps 0..2048 (2049), then 1024 per octave (4 to 32768)
     for dtype, n, count in (("bfloat16", 4096, 769), ("float16", 4096, 3073),
-                            ("bfloat16", 32_768, 257 + 7 * 128), ("float16", 32_768, 2049 + 4 * 1024)):
+                            ("bfloat16", 32_768, 257 + 7 * 128),
+                            ("float16", 32_768, 2049 + 4 * 1024)):
         assert len(set(torch[dtype][start:start + n])) == count == distinct_positions(n, dtype)
 
 
