@@ -114,11 +114,12 @@ def layer_norm_backward(x: Matrix, weight: Weights, d_out: Matrix,
         centred = [v - mean for v in row]
         r = 1.0 / math.sqrt(dot(centred, centred) / d + eps)
         x_hat = [c * r for c in centred]  # the normalised row
-        g = [dy_j * w_j for dy_j, w_j in zip(dy, w)]  # dloss/dx_hat
-        mean_g = sum(g) / d
-        mean_gx = dot(g, x_hat) / d
-        d_rows.append([r * (g_j - mean_g - x_j * mean_gx) for g_j, x_j in zip(g, x_hat)])
-        weighted.append([dy_j * x_j for dy_j, x_j in zip(dy, x_hat)])  # dy x_hat, summed below
+        dy_x_hat = [dy_j * x_j for dy_j, x_j in zip(dy, x_hat)]  # summed over rows: dw
+        mean_g = dot(dy, w) / d  # mean(g), g = dy w: dloss/dx_hat
+        mean_gx = dot(dy_x_hat, w) / d  # mean(g x_hat)
+        d_rows.append([r * (dy_j * w_j - mean_g - x_j * mean_gx)  # r (g - mean(g) - ...)
+                       for dy_j, w_j, x_j in zip(dy, w, x_hat)])
+        weighted.append(dy_x_hat)
     d_weight = Matrix([list(map(sum, zip(*weighted)))])  # (1, d)
     d_bias = Matrix([list(map(sum, zip(*d_out.rows)))])  # (1, d)
     return Matrix(d_rows), d_weight, d_bias
@@ -140,10 +141,10 @@ def rms_norm_backward(x: Matrix, weight: Weights, d_out: Matrix,
     for row, dy in zip(x.rows, d_out.rows):
         r = 1.0 / math.sqrt(dot(row, row) / d + eps)
         x_hat = [v * r for v in row]
-        g = [dy_j * w_j for dy_j, w_j in zip(dy, w)]
-        mean_gx = dot(g, x_hat) / d
-        d_rows.append([r * (g_j - x_j * mean_gx) for g_j, x_j in zip(g, x_hat)])
-        weighted.append([dy_j * x_j for dy_j, x_j in zip(dy, x_hat)])
+        dy_x_hat = [dy_j * x_j for dy_j, x_j in zip(dy, x_hat)]  # summed over rows: dw
+        mean_gx = dot(dy_x_hat, w) / d  # mean(g x_hat), g = dy w
+        d_rows.append([r * (dy_j * w_j - x_j * mean_gx) for dy_j, w_j, x_j in zip(dy, w, x_hat)])
+        weighted.append(dy_x_hat)
     d_weight = Matrix([list(map(sum, zip(*weighted)))])  # (1, d)
     return Matrix(d_rows), d_weight
 
