@@ -1,10 +1,10 @@
 """Chapter 10's block rules (layer_norm, rms_norm, gelu), each alone: by hand, against
 central finite differences, and against PyTorch.
 
-By hand: small rows worked on paper. Finite differences, as tests/test_gradients.py:
-for the loss L = sum_ij y_ij R_ij with a fixed random R, dL/dy = R, and each backward
-rule must match (L(w + h) - L(w - h)) / 2h for every input number w, where the forward
-pass is written here, on plain lists, from the formula in the rule's docstring. PyTorch:
+By hand: small rows worked on paper. Finite differences, with tests/test_gradients.py's
+helpers: for the loss L = sum_ij y_ij R_ij with a fixed random R, dL/dy = R, and each
+backward rule must match (L(w + h) - L(w - h)) / 2h for every input number w, where the
+forward pass is written here, on plain lists, from the formula in the rule's docstring. PyTorch:
 tests/reference/block_reference.json, written by tests/reference/make_block_reference.py
 (torch 2.13.0, float64, autograd for a fixed upstream gradient), run by hand.
 """
@@ -15,7 +15,7 @@ import json
 import math
 import random
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -23,9 +23,9 @@ import minipe
 from minipe import Matrix, ShapeError, Vector
 from minipe.training.block import (gelu, gelu_backward, layer_norm, layer_norm_backward,
                                    rms_norm, rms_norm_backward)
+from test_gradients import Table, _close, _slopes
+from test_gradients import _dot as _loss  # sum_ij out_ij R_ij
 
-Table = list[list[float]]
-H = 1e-6
 REFERENCE: dict[str, Any] = json.loads(
     (Path(__file__).parent / "reference" / "block_reference.json").read_text())
 CASES = REFERENCE["cases"]
@@ -56,32 +56,6 @@ def _rms_norm(x: Table, w: list[float], eps: float) -> Table:
 def _gelu(x: Table) -> Table:
     return [[0.5 * v * (1 + math.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3)))
              for v in row] for row in x]
-
-
-def _loss(out: Table, R: Table) -> float:
-    return sum(o * r for out_row, R_row in zip(out, R) for o, r in zip(out_row, R_row))
-
-
-def _slopes(forward: Callable[[Table], float], x: Table) -> Table:
-    """(f(x + h e_ij) - f(x - h e_ij)) / 2h for every number of x."""
-    slopes = []
-    for i, row in enumerate(x):
-        slope_row = []
-        for j in range(len(row)):
-            up = [list(r) for r in x]
-            down = [list(r) for r in x]
-            up[i][j] += H
-            down[i][j] -= H
-            slope_row.append((forward(up) - forward(down)) / (2 * H))
-        slopes.append(slope_row)
-    return slopes
-
-
-def _close(got: Matrix, slopes: Table) -> None:
-    assert got.shape == (len(slopes), len(slopes[0]))
-    for got_row, slope_row in zip(got.tolist(), slopes):
-        for g, s in zip(got_row, slope_row):
-            assert math.isclose(g, s, abs_tol=1e-7), (g, s)
 
 
 def _same(got: Matrix, naive: Table) -> None:
