@@ -15,6 +15,7 @@ The chapter map: read the chapters in this order, which is the order they import
     6  relative.py        ALiBi, T5 buckets, clipped offsets: biases on the scores
     7  context.py         past the context window: stretching RoPE (PI, NTK, YaRN, Llama 3.1)
        wavelengths.py     each pair's wavelength and turns inside L; far apart: the decay
+       low_precision.py   RoPE in float16 and bfloat16: which rounded step breaks the angle
     8  batches.py         positions are data: position_ids from a mask; packed documents
     9  pipeline_trace.py  what run() keeps: a Trace of every stage, and how it prints
        pipeline.py        every stage at once: run(text) -> Trace
@@ -35,7 +36,7 @@ Importing minipe does nothing but define these names; it does not import plot.
 """
 
 from minipe.arrays import Batch, Matrix, ShapeError, Vector, add, allclose, broadcast_shapes, subtract
-from minipe.numerics import round_to
+from minipe.numerics import distinct_positions, largest_exact_integer, round_to, spacing
 from minipe.tokenizer import PaddedBatch, Tokenizer
 from minipe.pretokenizer import pretokenize
 from minipe.subword import BytePairTokenizer, sliding_windows
@@ -66,6 +67,8 @@ from minipe.relative import (
 )
 from minipe.context import rope_frequencies
 from minipe.wavelengths import PairFrequency, decay_bound, frequency_table
+from minipe.low_precision import (Precision, rounded_angle, rounded_score, rounded_sinusoids,
+                                  rounded_turns)
 from minipe.batches import PackedDocuments, document_mask, pack_documents, position_ids
 from minipe.pipeline import Trace, run
 from minipe.pipeline_batch import BatchTrace, run_batch
@@ -99,6 +102,7 @@ __all__ = [
     "PackedDocuments",
     "PaddedBatch",
     "PairFrequency",
+    "Precision",
     "RelativePositionEmbedding",
     "RotaryAttention",
     "ShapeError",
@@ -120,12 +124,14 @@ __all__ = [
     "causal_mask",
     "clipped_relative_positions",
     "decay_bound",
+    "distinct_positions",
     "document_mask",
     "evict",
     "format_matrix",
     "next_logits",
     "frequency_table",
     "gelu",
+    "largest_exact_integer",
     "layer_norm",
     "pack_documents",
     "position_ids",
@@ -135,6 +141,10 @@ __all__ = [
     "rope_frequencies",
     "rotary_pairs",
     "round_to",
+    "rounded_angle",
+    "rounded_score",
+    "rounded_sinusoids",
+    "rounded_turns",
     "run",
     "run_batch",
     "scaled_dot_product_attention",
@@ -144,6 +154,7 @@ __all__ = [
     "sliding_windows",
     "softmax",
     "softmax_naive",
+    "spacing",
     "subtract",
     "t5_relative_bucket",
     "task_batch",

@@ -34,7 +34,8 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "minipe"
 CHAPTERS = ["tokenizer", "pretokenizer", "subword",  # 1, 1b
             "embedding", "positional", "attention", "rotary", "relative",
-            "context", "wavelengths", "batches", "pipeline_trace", "pipeline", "pipeline_batch",
+            "context", "wavelengths", "low_precision",
+            "batches", "pipeline_trace", "pipeline", "pipeline_batch",
             "training/gradients", "training/block", "training/heads", "training/passes",
             "training/generation", "training/model", "training/lab", "training/probe"]  # 1-10, in reading order
 DOOR_MODULES = ["training/checks", "checks"]  # chapter 10's door, the shared checks

@@ -25,7 +25,8 @@ APPENDICES = ["arrays.broadcast", "arrays.checks", "arrays.vector", "arrays.matr
               "arrays.batch", "arrays", "numerics"]  # appendices A, B and C: support only
 CHAPTERS = ["tokenizer", "pretokenizer", "subword",  # 1, 1b
             "embedding", "positional", "attention", "rotary", "relative",
-            "context", "wavelengths", "batches", "pipeline_trace", "pipeline", "pipeline_batch"]  # 1-9
+            "context", "wavelengths", "low_precision",
+            "batches", "pipeline_trace", "pipeline", "pipeline_batch"]  # 1-9
 TRAINING = ["training.gradients", "training.block", "training.heads", "training.passes",
             "training.checks", "training.generation", "training.model", "training.lab",
             "training.probe", "training"]  # 10

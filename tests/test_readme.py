@@ -214,7 +214,7 @@ def test_the_readmes_chapter_map_is_the_package_faces() -> None:
     # read by hand off minipe/__init__.py: chapters 1-11 and the appendices, in this order
     numbers = ["1", "1b"] + [str(n) for n in range(2, 12)] + ["A, B", "C"]  # 1b: issue 33
     assert [number for number, _ in face] == numbers
-    assert face[7] == ("7", ["context.py", "wavelengths.py"])
+    assert face[7] == ("7", ["context.py", "wavelengths.py", "low_precision.py"])
     assert face[10] == ("10", ["training/"])
     assert _readme_map() == face
 

@@ -441,8 +441,8 @@ def test_replace_makes_theta_i_and_slopes_again_or_names_weights_none() -> None:
         dataclasses.replace(alibi.with_alibi_slopes((2.0,)), num_heads=2)
     for change in ({"d_model": 16}, {"positions": "learned"}, {"vocab_size": 9}):
         with pytest.raises((ValueError, TypeError), match="fix vocab_size, d_model, context_"
-                                             "length and positions; to change one, pass "
-                                             "weights=None"):
+                                             "length, positions, num_layers, mlp and "
+                                             "norm; to change one, pass weights=None"):
             dataclasses.replace(rope, **change)
     assert dataclasses.replace(rope, d_model=16, weights=None).parameters()["W_q"].shape == (
         16, 16)

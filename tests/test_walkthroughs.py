@@ -327,6 +327,18 @@ KEY_NUMBERS: dict[str, list[str]] = {
         f"{math.ceil((len(VERDICT_IDS) - 4) / 5) - 1:,} tokens (4, 9, 14, ...)",  # 1,028
         f"position; {math.ceil((len(VERDICT_IDS) - 4) / 5):,} windows",  # 1,029
     ],
+    "26_numbers_a_gpu_stores.py": [
+        # bfloat16 keeps 0..256, then 128 values an octave: up to 4,096 (4,095 -> 4,096) and
+        # 32,768; float16 keeps 0..2,048, then 1,024 an octave
+        f"{257 + 4 * 128:>8,}  {257 + 7 * 128:>9,}", f"{2049 + 1024:>8,}  {2049 + 4 * 1024:>9,}",
+        f"are {2 ** (16 - 7)} apart",  # bfloat16 at 2**16: 7 mantissa bits
+        # theta_1 at d = 128 in bfloat16: 256 steps in [0.5, 1) -> 222/256; the angle at 4,095
+        f"is stored as {round(256 * 10000 ** (-2 / 128)) / 256:.5f}, and 4,095 times the gap "
+        f"is {4095 * (round(256 * 10000 ** (-2 / 128)) / 256 - 10000 ** (-2 / 128)):.1f}",
+        # gpt-neox issue 1003: theta_1 at d = 32 in float16 (2,048 steps in [0.5, 1)) is 0.5625;
+        # 1,857 x 0.5625 = 1,044.56, and float16 keeps integers in [1024, 2048)
+        f"float16 {round(1857 * round(2048 * 10000 ** (-2 / 32)) / 2048)}",
+    ],
 }
 
 

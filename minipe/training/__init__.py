@@ -7,9 +7,10 @@ the passes that chain them, then the model, then the lab that trains it.
     block.py       the block's rules: layer_norm, rms_norm, gelu, each forward and backward
     heads.py       several heads, positions as data (position_ids), forward and back
     passes.py      the forward and backward passes of TinyModel, chained from the rules
+    layers.py      the block: layers, norms and MLPs on a residual stream, forward and back
     checks.py      the model's door: what TinyModel accepts, and the sentences it says
     generation.py  generating with a KV cache: one new token costs O(n d)
-    model.py       TinyModel: embeddings + positions -> attention -> scores; backprop
+    model.py       TinyModel: embeddings + positions -> layers -> scores; backprop
     lab.py         tasks that need positions, Adam, train(); python -m minipe train
     probe.py       a straight line that reads a token's position from its row, or cannot
 

@@ -33,8 +33,9 @@ from minipe.training.gradients import IGNORE
 from minipe.training.passes import Inputs
 
 TABLES_KEPT = ("the tables given (dataclasses.replace keeps a model's) fix vocab_size, d_model, "
-               "context_length and positions; to change one, pass weights=None as well, and "
-               "new tables are drawn from seed")
+               "context_length, positions, num_layers, mlp and norm; to change one, pass "
+               "weights=None as well, and new tables are drawn from seed")
+NORMS = (None, "layer", "rms")  # a block model's norm: none, layer_norm, rms_norm
 LARGEST_WEIGHT = 1e30  # dW_q = x^T dq multiplies 6 weights: 1e180, far below 1.8e308
 MAX_TOKENS = math.isqrt(MAX_NUMBERS)  # 11,180: n x n attention weights fit in memory
 LARGEST_SCALE = 1e6  # YaRN's is 0.1 ln(factor) + 1, near 1; scores grow with its square
@@ -56,12 +57,18 @@ def checked_model(model: Any, shapes: Callable[[], dict[str, tuple[int, int]]]
     made from the settings (dataclasses.replace then makes them again from the new ones)."""
     d, positions = model.d_model, model.positions
     check_settings(d, positions, model.seed, model.causal)  # run()'s, chapter 9: the same
-    for name in ("vocab_size", "context_length", "num_heads"):
+    for name in ("vocab_size", "context_length", "num_heads", "num_layers"):
         checked_size(getattr(model, name), name)
+    checked_flag(model.mlp, "mlp")
+    if model.norm not in NORMS:
+        raise ValueError(f"norm must be None (no norm), 'layer' (layer_norm) or 'rms' "
+                         f"(rms_norm): the norm each layer's rows pass before its heads and "
+                         f"MLP; got {model.norm!r:.60}")
     base = checked_base(model.base)
     rows = model.context_length if positions == "learned" else 0
-    check_table_size((2 * model.vocab_size + rows + 3 * d) * d,
-                     "TinyModel's tables, (2 vocab_size + 3 d_model"
+    layers = model.num_layers * (3 + 8 * model.mlp)  # W_q, W_k, W_v (+ W_1, W_2: 8 d x d)
+    check_table_size((2 * model.vocab_size + rows + layers * d) * d,
+                     f"TinyModel's tables, (2 vocab_size + {layers} d_model"
                      + (" + context_length" if rows else "") + ") x d_model,")
     if d % model.num_heads:
         raise ValueError(f"num_heads={model.num_heads} must divide d_model={d}: each head "
@@ -191,6 +198,15 @@ def checked_inputs(model: Any, ids: Any, name: str, attention_mask: Any, positio
                              f"{rows if positions is None else last} to look up")
         check_table_size(n * n, f"the attention weights for {name}{at}, n x n,")
     return Inputs([list(sequence) for sequence in sequences], tables, positions, one)
+
+
+def checked_sequence(model: Any, ids: Any, position_ids: Any) -> Inputs:
+    """One sequence of IDs (a lesson reads one at a time) and its positions, as checked_inputs."""
+    if isinstance(ids, (list, tuple)) and ids and isinstance(ids[0], (list, tuple)):
+        raise TypeError(f"ids must be one sequence of IDs (a list of ints): the residual "
+                        f"stream and the attention weights are read one sequence at a time, "
+                        f"got a batch of {len(ids)}")
+    return checked_inputs(model, ids, "ids", None, position_ids)
 
 
 def _checked_masks(masks: Any, sequences: Any, one: bool) -> list[list[list[bool]] | None]:

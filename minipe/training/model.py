@@ -8,13 +8,17 @@ scores every token kind:
     x = E[ids] + P[pos];  q, k, v = x W_q, x W_k, x W_v;  h = attention, per head;
     logits = h W_out;  loss = the mean cross-entropy over the targets t != -100
 
+num_layers, mlp and norm make it a block model: layers of attention (and
+MLPs), each adding to a residual stream, normed before each (pre-norm, GPT-2's)
+when norm is "layer" or "rms" (minipe/training/layers.py).
+
 This module is the model: its settings, its tables, its door (the checks live
 in minipe/training/checks.py). Its forward and backward passes, line by line
-with one rule of minipe/training/gradients.py per line, are minipe/training/passes.py; the
-heads, minipe/training/heads.py; writing a text with a cache, minipe/training/generation.py;
+with one rule of minipe/training/gradients.py per line, are minipe/training/passes.py (a block
+model's, minipe/training/layers.py); the heads, minipe/training/heads.py; writing a text with a cache, minipe/training/generation.py;
 training with Adam, minipe/training/lab.py.
 
-Left out: layers, layer norm, MLPs, dropout, biases.
+Left out: dropout, biases in the matrices, an output projection W_o after the heads.
 """
 
 from __future__ import annotations
@@ -32,13 +36,15 @@ from minipe.arrays import Batch
 from minipe.embedding import Embedding
 from minipe.training.generation import Columns, generate_greedy, token_columns
 from minipe.training.passes import Backprop as Backprop  # what backprop returns; exported
-from minipe.training.passes import backward, forward, spans
+from minipe.training.passes import ForwardPass, Inputs, backward, forward, spans
+from minipe.training.layers import (BlockPass, backward_block, block_shapes, forward_block,
+                                    is_plain, layer_weights, residuals)
 from minipe.pipeline import ALIBI_SLOPE
 from minipe.positional import LearnedPositionalEmbedding
 from minipe.relative import alibi_slopes
 from minipe.rotary import rotary_thetas
 from minipe.training.checks import (checked_examples, checked_generation, checked_inputs,
-                                    checked_model)
+                                    checked_model, checked_sequence)
 
 
 class _ThetasOfBase(Vector):
@@ -101,6 +107,9 @@ class TinyModel:
     seed: int = field(default=0, kw_only=True)  # draws the tables when weights is None
     num_heads: int = field(default=1, kw_only=True)  # head_dim = d_model / num_heads
     rotary_fraction: float = field(default=1.0, kw_only=True)  # of each head RoPE turns
+    num_layers: int = field(default=1, kw_only=True)  # attention layers, stacked
+    mlp: bool = field(default=False, kw_only=True)  # an MLP after each layer's heads
+    norm: str | None = field(default=None, kw_only=True)  # "layer" or "rms": pre-norm
     weights: Mapping[str, Matrix] | None = field(default=None, kw_only=True)  # by name
     frequencies: Vector | None = field(default=None, kw_only=True)  # RoPE's theta_i
     attention_scale: float = field(default=1.0, kw_only=True)  # q and k times it (YaRN's)
@@ -142,21 +151,28 @@ class TinyModel:
         shapes = {"token_embedding": (self.vocab_size, d)}
         if self.positions == "learned":
             shapes["position_embedding"] = (self.context_length, d)
-        shapes.update(W_q=(d, d), W_k=(d, d), W_v=(d, d), W_out=(d, self.vocab_size))
-        return shapes
+        if is_plain(self):
+            shapes.update(W_q=(d, d), W_k=(d, d), W_v=(d, d), W_out=(d, self.vocab_size))
+            return shapes
+        return shapes | block_shapes(self)  # layer0.W_q, ..., norm_final.weight, W_out
 
     def _drawn_tables(self) -> dict[str, Matrix]:
-        """The tables of chapters 2 and 3, and W ~ U(-1/sqrt(d), 1/sqrt(d)) as in chapter 4."""
+        """The tables of chapters 2 and 3, and W ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in)) as in
+        chapter 4, fan_in its rows (d_model; 4 d_model for W_2), in the order of _shapes;
+        a norm's weight is ones and its bias zeros (torch's, GPT-2's)."""
         d, seed = self.d_model, self.seed
         weights = {"token_embedding": Embedding(self.vocab_size, d, seed=seed).weight}
         if self.positions == "learned":
             weights["position_embedding"] = LearnedPositionalEmbedding(
                 self.context_length, d, seed=seed + 1).weight
         rng = random.Random(seed + 2)  # this model's own generator for its matrices
-        limit = 1 / math.sqrt(d)
-        for name, cols in (("W_q", d), ("W_k", d), ("W_v", d), ("W_out", self.vocab_size)):
-            weights[name] = Matrix([[rng.uniform(-limit, limit) for _ in range(cols)]
-                                    for _ in range(d)])  # (d_model, cols)
+        for name, (rows, cols) in self._shapes().items():
+            limit = 1 / math.sqrt(rows)  # fan_in
+            if name.endswith((".weight", ".bias")):  # a norm's: x' * weight + bias
+                weights[name] = Matrix([[1.0 if name.endswith(".weight") else 0.0] * cols])
+            elif name not in weights:
+                weights[name] = Matrix([[rng.uniform(-limit, limit) for _ in range(cols)]
+                                        for _ in range(rows)])  # (rows, cols)
         return weights
 
     def parameters(self) -> dict[str, Matrix]:
@@ -216,7 +232,7 @@ class TinyModel:
         key j; position_ids: the position of each token (0 .. n-1 unless given).
         """
         given = checked_inputs(self, ids, "ids", attention_mask, position_ids, same_length=True)
-        logits = forward(self, given).logits
+        logits = self._forward(given).logits
         if given.one:
             return logits
         return Batch([logits[start:stop] for start, stop in spans(given.sequences)])
@@ -242,8 +258,27 @@ class TinyModel:
         position t of it, or -100 to skip that position.
         """
         given, wanted = checked_examples(self, inputs, targets, attention_mask, position_ids)
-        passed = forward(self, given)
-        return backward(self, passed, wanted)
+        if is_plain(self):
+            return backward(self, forward(self, given), wanted)
+        return backward_block(self, forward_block(self, given), wanted)
+
+    def _forward(self, given: Inputs) -> ForwardPass | BlockPass:
+        """The forward pass: passes.py's for the one-layer model, layers.py's for a block."""
+        return forward(self, given) if is_plain(self) else forward_block(self, given)
+
+    def residuals(self, ids: Sequence[int], *, position_ids: Any = None) -> list[Matrix]:
+        """The residual stream of one sequence, (n, d_model) each: [x_0 = E[ids] + P[pos],
+        after layer 0, ..., after the last layer]. The one-layer model has no residual:
+        [x, h], its heads' output, which W_out reads."""
+        given = checked_sequence(self, ids, position_ids)
+        return residuals(self._forward(given))
+
+    def attention_weights(self, ids: Sequence[int], *,
+                          position_ids: Any = None) -> list[list[Matrix]]:
+        """Per layer, per head, the (n, n) attention weights of one sequence: row i holds
+        what query i gives each key (masked keys 0)."""
+        given = checked_sequence(self, ids, position_ids)
+        return layer_weights(self._forward(given))
 
     def generate(self, ids: Sequence[int], max_new_tokens: int, *,
                  use_cache: bool = True) -> list[int]:
@@ -267,6 +302,7 @@ class TinyModel:
         """Equal models hash alike: the settings and every table, in order of name."""
         return hash((self.vocab_size, self.d_model, self.context_length, self.positions,
                      self.causal, self.base, self.num_heads, self.rotary_fraction,
+                     self.num_layers, self.mlp, self.norm,
                      self.frequencies, self.attention_scale, self.alibi_slopes,
                      tuple(sorted(self.parameters().items()))))
 
@@ -277,6 +313,9 @@ class TinyModel:
             text += f", num_heads={self.num_heads}"
         if self.rotary_fraction != 1.0:
             text += f", rotary_fraction={self.rotary_fraction:g}"
+        if not is_plain(self):
+            text += f", num_layers={self.num_layers}" + ", mlp=True" * self.mlp
+            text += f", norm={self.norm!r}" if self.norm is not None else ""
         plain_rope = (rotary_thetas(self._rotary_dims(), self.base) if self.frequencies else None,
                       1.0)
         stretched = (self.frequencies, self.attention_scale) != plain_rope  # with_frequencies

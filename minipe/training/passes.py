@@ -107,6 +107,18 @@ class ForwardPass:
 
 def forward(model: Model, given: Inputs) -> ForwardPass:
     weights = model.parameters()
+    rows_at, X = embedded(model, given)  # (N,), (N, d): x = E[ids] + P[pos]
+    Q, K, V = X @ weights["W_q"], X @ weights["W_k"], X @ weights["W_v"]  # (N, d) each
+    heads = attend(model, Q, K, V, spans(given.sequences), given.masks,
+                   given.each_position(), rows_at)  # per head, sequence by sequence (heads.py)
+    logits = heads.output @ weights["W_out"]  # (N, vocab_size): h W_out
+    return ForwardPass(given, rows_at, X, heads, logits)
+
+
+def embedded(model: Model, given: Inputs) -> tuple[list[int], Matrix]:
+    """Where every row of the batch stands (N,), and x = E[ids] + P[pos] (N, d): the
+    sequences' rows one after another, P only for a learned or sinusoidal model."""
+    weights = model.parameters()
     all_ids = list(itertools.chain.from_iterable(given.sequences))  # (N,): row by row
     positions = given.each_position()  # position_ids, or None for 0 .. n-1, per sequence
     rows_at = [p for ids, pos in zip(given.sequences, positions)
@@ -115,11 +127,7 @@ def forward(model: Model, given: Inputs) -> ForwardPass:
     if model.positions in ("learned", "sinusoidal"):  # + P[pos]
         X = X + position_rows(model.positions, weights.get("position_embedding"),
                               len(rows_at), model.d_model, model.base, rows_at)
-    Q, K, V = X @ weights["W_q"], X @ weights["W_k"], X @ weights["W_v"]  # (N, d) each
-    heads = attend(model, Q, K, V, spans(given.sequences), given.masks, positions,
-                   rows_at)  # per head, sequence by sequence (heads.py)
-    logits = heads.output @ weights["W_out"]  # (N, vocab_size): h W_out
-    return ForwardPass(given, rows_at, X, heads, logits)
+    return rows_at, X
 
 
 def spans(inputs: list[list[int]]) -> list[tuple[int, int]]:
@@ -144,6 +152,14 @@ def backward(model: Model, recorded: ForwardPass, targets: list[list[int]]) -> B
     d_X_v, d_W_v = matmul_backward(X, weights["W_v"], d_V)
     d_X = d_X_q + d_X_k + d_X_v  # x feeds all three: their gradients add
     d_inputs = [d_X[start:stop] for start, stop in recorded.heads.spans]  # per sequence
+    gradients = embedding_gradients(model, given, d_X, d_inputs)
+    gradients.update(W_q=d_W_q, W_k=d_W_k, W_v=d_W_v, W_out=d_W_out)
+    return Backprop(loss, gradients, d_inputs)
+
+
+def embedding_gradients(model: Model, given: Inputs, d_X: Matrix,
+                        d_inputs: list[Matrix]) -> dict[str, Matrix]:
+    """x = E[ids] + P[pos] backwards: dE (a lookup) and, for a learned table, dP."""
     gradients = {"token_embedding": lookup_backward(given.sequences, d_X, model.vocab_size)}
     if model.positions == "learned" and given.positions is None:
         gradients["position_embedding"] = broadcast_backward(d_inputs, model.context_length)
@@ -151,6 +167,5 @@ def backward(model: Model, recorded: ForwardPass, targets: list[list[int]]) -> B
         gradients["position_embedding"] = lookup_backward(given.positions, d_X,
                                                           model.context_length)
     # sinusoidal: d_inputs reach PE too, but it is a formula, not a parameter (no update)
-    gradients.update(W_q=d_W_q, W_k=d_W_k, W_v=d_W_v, W_out=d_W_out)
-    return Backprop(loss, gradients, d_inputs)
+    return gradients
 
