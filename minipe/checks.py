@@ -47,8 +47,10 @@ def checked_values(values: object, what: str) -> tuple[float, ...]:
     Vector's constructor takes a quicker look first and calls this only for a
     row that fails it, so the sentence can say which number is wrong.
     """
-    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise TypeError(f"{what} must be a list of numbers, got {type(values).__name__}")
+    if isinstance(values, (str, bytes, AbstractSet, Mapping)) or not isinstance(values, Iterable):
+        raise TypeError(f"{what} must be a list of numbers, got {type(values).__name__}"
+                        + (" (a set or a dict keeps no order of its own for the numbers)"
+                           if isinstance(values, (AbstractSet, Mapping)) else ""))
     numbers = tuple([checked_number(x, f"{what}[{j}]") for j, x in enumerate(values)])
     if not numbers:
         raise ValueError(f"{what} is empty; it needs at least one number")
@@ -76,6 +78,9 @@ def checked_rotary_width(d: object, name: str = "d", who: str = "RoPE") -> int:
 at a time, one angle theta_i per pair, so an odd one would have no partner
     """
     width = checked_size(d, name)
+    check_table_size(width // 2, f"{name}={_count(width)} (RoPE turns a head's width: 64 or 128 "
+                                 f"in most models) means d/2 = {_count(width // 2)} angles "
+                                 f"theta_i: that")
     if width % 2:
         raise ValueError(f"{who} needs an even {name}, got {name}={d}: it turns the numbers "
                          f"of q and k two at a time, one angle theta_i per pair, so an odd "

@@ -61,7 +61,6 @@ from dataclasses import dataclass
 from minipe.arrays import Vector
 from minipe.checks import (
     check_choice,
-    check_table_size,
     checked_at_least,
     checked_base,
     checked_number,
@@ -208,9 +207,7 @@ def _power_of_ten(log_value: float) -> str:
 
 def _checked(d: int, base: float, method: str, factor: float, **given: object) -> _Stretch:
     """rope_frequencies' arguments, each checked once; what a None stands for filled in."""
-    d = checked_rotary_width(d)
-    check_table_size(d // 2, f"d={d:,} (RoPE's d is a head's width: 64 or 128 in most "
-                             f"models) means d/2 = {d // 2:,} angles theta_i: that")
+    d = checked_rotary_width(d)  # even, and its d/2 angles fit in memory
     base = checked_base(base)
     check_choice(method, METHODS, f"method must be one of {', '.join(map(repr, METHODS))} (the "
                                   f"chapter's docstring explains each)")

@@ -118,7 +118,7 @@ def sinusoidal_encoding(num_positions: int, d_model: int, *, base: float = 10000
     swapped table shows when it is added, and `+` says the axes look swapped.
     """
     base = _checked_sinusoids(f"sinusoidal_encoding({num_positions}, {d_model})",
-                              num_positions, d_model, base, last=num_positions - 1)
+                              num_positions, d_model, base, end=num_positions)
     return _sinusoids(range(num_positions), d_model, base)
 
 
@@ -258,8 +258,8 @@ def binary_encoding(num_positions: int, bits: int) -> Matrix:
 # ---------------------------------------------------------------------------
 
 
-def _checked_sinusoids(what: str, rows: int, d_model: int, base: object, last: int) -> float:
-    """A table of `rows` rows of d_model sinusoids, positions up to `last`: the base, checked.
+def _checked_sinusoids(what: str, rows: int, d_model: int, base: object, end: int) -> float:
+    """A table of `rows` rows of d_model sinusoids, positions below `end`: the base, checked.
 
     The largest angle pos / base**(2i / d_model) must be a finite float: sin(inf) is
     undefined. A base below 1 makes the denominators shrink with i; a tiny one makes
@@ -268,9 +268,9 @@ def _checked_sinusoids(what: str, rows: int, d_model: int, base: object, last: i
     check_table(what, num_positions=rows, d_model=d_model)
     checked = checked_base(base)
     smallest = min(_denominators(d_model, checked))  # base**(2i / d_model) at its smallest
-    if math.isinf(last / smallest):
+    if math.isinf((end - 1) / smallest):
         raise ValueError(f"base = {checked} makes pos / base**(2i / d_model) overflow to inf at "
-                         f"pos = {last} (the smallest denominator is {smallest:.3g}): "
+                         f"pos = {end - 1} (the smallest denominator is {smallest:.3g}): "
                          f"sin and cos of inf are undefined; the 2017 paper uses base = 10000")
     return checked
 
@@ -284,7 +284,7 @@ def _checked_denominators(d_model: int, base: object) -> float:
 def _checked_rows(what: str, positions: Sequence[int], d_model: int, base: object,
                   each: str = "") -> float:
     listed = checked_positions(positions, "positions", "int positions, one per row", each=each)
-    return _checked_sinusoids(what, len(listed), d_model, base, max(listed))
+    return _checked_sinusoids(what, len(listed), d_model, base, max(listed) + 1)
 
 
 def _checked_shift(k: int, d_model: int, base: object) -> float:
@@ -294,7 +294,7 @@ def _checked_shift(k: int, d_model: int, base: object) -> float:
         raise ValueError(f"relative_shift_matrix needs an even d_model, got {d_model}: the "
                          f"last column of an odd d_model is a sine with no cosine partner")
     return _checked_sinusoids(f"relative_shift_matrix({k}, {d_model})", d_model, d_model, base,
-                              abs(k))
+                              abs(k) + 1)
 
 
 def _check_length(n: int, context_length: int) -> None:

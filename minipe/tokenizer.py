@@ -231,7 +231,9 @@ def _checked_vocabulary(tokens: object) -> tuple[str, ...]:
         raise TypeError("Tokenizer needs a list of str tokens; to start from text, "
                         "use Tokenizer.from_corpus(text)")
     if len(set(tokens)) != len(tokens):
-        raise ValueError("Tokenizer's tokens must be distinct: each token gets one ID")
+        twice = next(token for token in tokens if tokens.count(token) > 1)
+        raise ValueError(f"Tokenizer's tokens must be distinct: each token gets one ID, but "
+                         f"{twice!r} comes twice")
     if UNKNOWN not in tokens:
         raise ValueError(f"Tokenizer's tokens must include {UNKNOWN!r} for unknown words")
     for token in tokens:

@@ -26,7 +26,7 @@ from typing import Any, Iterator, Union
 from minipe.arrays.checks import checked_index
 from minipe.arrays.matrix import Matrix, Number, Vector, computed_matrices, has_three_axes, nested
 from minipe.arrays.broadcast import ShapeError
-from minipe.checks import checked_number
+from minipe.checks import checked_at_least, checked_number
 from minipe.display import edges, format_number, short_list
 
 
@@ -163,12 +163,20 @@ def allclose(a: object, b: object, *, rel_tol: float = 1e-9, abs_tol: float = 1e
 
     Different shapes are a mistake, not a "no": they raise ShapeError.
     """
+    _check_tolerances(rel_tol, abs_tol)
     a_numbers, a_shape = _flat(_as_array(a, "a"))
     b_numbers, b_shape = _flat(_as_array(b, "b"))
     if a_shape != b_shape:
         raise ShapeError(f"allclose needs two equal shapes, got {a_shape} and {b_shape}")
     return all(math.isclose(x, y, rel_tol=rel_tol, abs_tol=abs_tol)
                for x, y in zip(a_numbers, b_numbers))
+
+
+def _check_tolerances(rel_tol: object, abs_tol: object) -> None:
+    """math.isclose's two tolerances: finite numbers >= 0."""
+    for name, tolerance in (("rel_tol", rel_tol), ("abs_tol", abs_tol)):
+        checked_at_least(tolerance, name, 0, "a tolerance says how far apart two numbers may "
+                         "be and still count as close (rel_tol=1e-9 and abs_tol=1e-12 by default)")
 
 
 def _flat(value: object) -> tuple[list[float], tuple[int, ...]]:
