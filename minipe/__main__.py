@@ -15,6 +15,7 @@
     python -m minipe train --positions rope --task previous-token
     python -m minipe train --positions none --task who-bites-whom    # blind to order
     python -m minipe train --positions learned --steps 100 --seed 3
+    python -m minipe train --task copy-back --layers 2 --mlp --norm layer   # a block model
 
     python -m minipe book                  # the book: build/book/index.html
     python -m minipe book --notebooks      # and the lessons' notebooks
@@ -101,9 +102,10 @@ def trace_parser() -> argparse.ArgumentParser:
 def train_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m minipe train",
-        description="Train one attention head (minipe's TinyModel) with Adam on a task that "
-        "needs positions, then test it at the training length T and at 2T. Ctrl-C stops "
-        "it; the model is only ever replaced, never changed, so nothing is lost.")
+        description="Train one attention head (minipe's TinyModel), or a stack of layers, "
+        "with Adam on a task that needs positions, then test it at the training length T "
+        "and at 2T. Ctrl-C stops it; the model is only ever replaced, never changed, so "
+        "nothing is lost.")
     parser.add_argument("--positions", choices=POSITION_KINDS, default="learned",
                         help="how the model knows where a token is: none; learned (a table "
                         "of T rows, trained); sinusoidal (the fixed table); rope (q and k "
@@ -133,6 +135,19 @@ def train_parser() -> argparse.ArgumentParser:
     parser.add_argument("--base", type=float, default=None,
                         help="the base of sinusoidal and rope positions (default: 10000; "
                         "only those two)")
+    parser.add_argument("--layers", type=count, default=1, metavar="N",
+                        help="attention layers, each adding its heads' output to a residual "
+                        "stream that the next reads (GPT-2's block); positions are added "
+                        "once, at the bottom, and RoPE and ALiBi act in every layer "
+                        "(default: 1, the one head alone, read out without a residual)")
+    parser.add_argument("--mlp", action="store_true",
+                        help="after each layer's heads, an MLP d_model -> 4 d_model -> "
+                        "d_model with GELU, added to the residual stream (default: none)")
+    parser.add_argument("--norm", choices=("layer", "rms"), default=None,
+                        help="normalise each token's row before every layer's heads and MLP "
+                        "and before the read-out (pre-norm): layer (LayerNorm: minus the "
+                        "mean, over the spread, GPT-2's) or rms (RMSNorm: over the root mean "
+                        "square, Llama's) (default: none)")
     parser.add_argument("--seed", type=index, default=0,
                         help="seed of the model's tables and of the batches (default: 0)")
     return parser
@@ -158,7 +173,8 @@ def train_command(argv: list[str]) -> int:
     progress = Progress(args.steps, sys.stdout)
     try:
         model = TinyModel(vocab_size, args.d_model, seq_len, positions=args.positions,
-                          base=args.base, seed=args.seed)
+                          base=args.base, seed=args.seed, num_layers=args.layers,
+                          mlp=args.mlp, norm=args.norm)
         print(f"{model!r}\ntask {args.task}: {counted(args.steps, 'step')} x "
               f"{counted(args.batch_size, 'sequence')} of T = {seq_len}, Adam at "
               f"{args.learning_rate}", flush=True)

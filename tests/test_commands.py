@@ -21,7 +21,7 @@ import pytest
 from commands import ran
 
 import minipe
-from minipe.__main__ import main
+from minipe.__main__ import main, train_parser
 from minipe.command_line import Progress, why_unwritable, write_whole
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,6 +65,10 @@ def test_the_command_trains_and_reports_t_and_2t() -> None:
      "copy-back; who-bites-whom's sentences are fixed: 6 tokens of its"),
     (["--task", "who-bites-whom", "--vocab-size", "5"], "--vocab-size is for previous-token "
      "and copy-back; who-bites-whom's sentences are fixed"),
+    (["--layers", "0"], "argument --layers: must be >= 1, got 0"),
+    (["--layers", "two"], "argument --layers: "),
+    (["--norm", "batch"], "argument --norm: invalid choice: 'batch' (choose from 'layer', "
+                          "'rms')"),
 ])
 def test_train_refuses_an_option_its_run_would_ignore_or_cannot_use(
         argv: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -73,6 +77,19 @@ def test_train_refuses_an_option_its_run_would_ignore_or_cannot_use(
         main(["train", *argv])
     said = capsys.readouterr()
     assert usage.value.code == 2 and words in said.err and said.out == ""
+
+
+def test_the_command_trains_a_block_model(capsys: pytest.CaptureFixture[str]) -> None:
+    """--layers, --mlp and --norm make the TinyModel it trains (its repr, the first line)."""
+    assert main(["train", "--layers", "2", "--mlp", "--norm", "rms", "--steps", "2",
+                 "--positions", "rope"]) == 0
+    said = capsys.readouterr().out.splitlines()
+    assert said[0] == ("TinyModel(vocab_size=5, d_model=8, context_length=8, "
+                       "positions='rope', num_layers=2, mlp=True, norm='rms')")
+    assert said[-1].startswith("at 2T = 16: ")
+    helped = " ".join(train_parser().format_help().split())
+    assert "--layers N attention layers, each adding its heads' output to a residual" in helped
+    assert "--norm {layer,rms}" in helped and "--mlp after each layer's heads, an MLP" in helped
 
 
 def test_a_diverging_run_names_the_option_to_change(capsys: pytest.CaptureFixture[str]) -> None:

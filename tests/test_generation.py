@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import pytest
 
+import dataclasses
 import math
 
-from minipe import KVCache, Matrix, TinyModel, Vector, apply_rotary, evict
+from minipe import KVCache, Matrix, TinyModel, Vector, allclose, apply_rotary, evict
 from minipe.training.generation import EMPTY, next_logits
 
 KINDS = ("none", "learned", "sinusoidal", "rope", "alibi")
@@ -71,14 +72,16 @@ def test_a_models_token_columns_are_its_tables_columns_built_once() -> None:
     # the same tuples the second time (kept), and a new model's are its own
     model = TinyModel(5, 4, 8, positions="rope", seed=1)
     tables = {name: W.tolist() for name, W in model.parameters().items()}
-    qkv, out = model.token_columns
+    layers, out = model.token_columns
+    (qkv, W_1, W_2), = layers  # one layer, no MLP: no columns of W_1 and W_2
+    assert W_1 == W_2 == ()
     assert [list(c) for c in qkv] == [[row[c] for row in tables[name]]
                                       for name in ("W_q", "W_k", "W_v") for c in range(4)]
     assert [list(c) for c in out] == [[row[c] for row in tables["W_out"]] for c in range(5)]
     assert model.token_columns is model.token_columns
     assert isinstance(qkv, tuple) and all(isinstance(c, tuple) for c in qkv)
     other = model.with_parameters({**model.parameters(), "W_out": model.parameters()["W_out"] * 2})
-    assert other.token_columns[1] != out and other.token_columns[0] == qkv
+    assert other.token_columns[1] != out and other.token_columns[0][0][0] == qkv
 
 
 def test_the_cache_stores_keys_already_turned_at_their_own_positions() -> None:
@@ -261,3 +264,53 @@ def test_a_learned_table_has_no_row_past_context_length_for_the_next_token() -> 
         next_logits(model, cache, 4)
     kept = evict(model, cache, sinks=1, window=1)  # positions 0 and 1: the next one is 2
     assert len(next_logits(model, kept, 4)[1]) == 3
+
+
+BLOCKS = [("none", None, True), ("learned", "layer", True), ("sinusoidal", "rms", False),
+          ("rope", "layer", True), ("alibi", None, False), ("alibi", "rms", True)]
+
+
+@pytest.mark.parametrize(("positions", "norm", "mlp"), BLOCKS)
+def test_a_block_models_cache_gives_the_whole_sequences_last_row(
+        positions: str, norm: str | None, mlp: bool) -> None:
+    """Two layers of two heads: the cache keeps every layer's keys and values, and each
+    token's logits are the whole sequence's row for it; cached == uncached generation."""
+    model = TinyModel(7, 8, 16, positions=positions, num_heads=2, num_layers=2, mlp=mlp,
+                      norm=norm, seed=4)
+    ids = [3, 0, 6, 6, 2, 5]
+    cache = EMPTY
+    for t, token_id in enumerate(ids):
+        logits, cache = next_logits(model, cache, token_id)
+        assert allclose(logits, model.logits(ids[:t + 1]).rows[t], rel_tol=1e-12,
+                        abs_tol=1e-14), t
+    assert len(cache.keys) == 4 and cache.keys[0].shape == (6, 4)  # 2 layers x 2 heads
+    assert model.generate([1, 2], 8) == model.generate([1, 2], 8, use_cache=False)
+
+
+def test_partial_rotary_in_every_layer_with_the_cache() -> None:
+    model = TinyModel(7, 16, 16, positions="rope", num_heads=2, rotary_fraction=0.5,
+                      num_layers=3, mlp=True, norm="rms", seed=1)
+    assert model.generate([4, 1, 1], 10) == model.generate([4, 1, 1], 10, use_cache=False)
+
+
+def test_a_cache_refuses_another_models_hands() -> None:
+    """A cache carries the mark of the model that filled it: another model of the same
+    shapes (other tables) is refused by next_logits and evict; an equal model is not."""
+    model = TinyModel(7, 4, 16, positions="rope", num_heads=2, num_layers=2)
+    _, cache = next_logits(model, EMPTY, 1)
+    other = dataclasses.replace(model, seed=5, weights=None)  # same shapes, other tables
+    for refused in (lambda: next_logits(other, cache, 2),
+                    lambda: evict(other, cache, sinks=0, window=1)):
+        with pytest.raises(ValueError, match="this cache was filled by another model"):
+            refused()
+    twin = TinyModel(7, 4, 16, positions="rope", num_heads=2, num_layers=2)
+    assert twin is not model and next_logits(twin, cache, 2)[0] == next_logits(model, cache, 2)[0]
+    by_hand = KVCache(cache.keys, cache.values)  # keys and values given: no mark
+    assert by_hand.filled_by is None and next_logits(other, by_hand, 2)[1].filled_by == (
+        other.cache_mark)
+    one_layer = TinyModel(7, 4, 16, positions="rope", num_heads=2)
+    with pytest.raises(ValueError, match=r"this cache holds 4 heads of keys 2 wide; the model "
+                                         r"has 2 of head_dim=2"):
+        next_logits(one_layer, cache, 2)
+    with pytest.raises(ValueError, match=r"the model has 4 \(2 layers of 2\) of head_dim=2"):
+        next_logits(model, next_logits(one_layer, EMPTY, 1)[1], 2)

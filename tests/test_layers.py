@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from minipe import Matrix, TinyModel, allclose
+from minipe import Matrix, TinyModel, allclose, train
+from minipe.training.lab import step_numbers
 
 KINDS = ("none", "learned", "sinusoidal", "rope", "alibi")
 REFERENCE: dict[str, Any] = json.loads(
@@ -206,3 +207,24 @@ def test_the_door_names_the_argument() -> None:
     assert repr(TinyModel(5, 4, 6, mlp=True, norm="rms")) == (
         "TinyModel(vocab_size=5, d_model=4, context_length=6, positions='learned', "
         "num_layers=1, mlp=True, norm='rms')")
+
+
+def test_train_moves_every_table_of_a_block_model() -> None:
+    """Adam works over parameters() by name: every table of a 2-layer block with MLPs and
+    layer norms moves in its first step."""
+    model = TinyModel(5, 8, 6, positions="rope", num_heads=2, num_layers=2, mlp=True,
+                      norm="layer")
+    result = train(model, "previous-token", steps=1, batch_size=2)
+    before, after = model.parameters(), result.model.parameters()
+    assert list(after) == list(before)
+    assert all(after[name] != before[name] for name in before), [
+        name for name in before if after[name] == before[name]]
+    assert step_numbers(result.model, 6) == 6 * (2 * 2 * 20 * 8 + 2 * 5) + 3 * 2 * 2 * 36
+
+
+@pytest.mark.slow
+def test_a_block_model_learns_previous_token() -> None:
+    model = TinyModel(5, 8, 6, positions="rope", num_heads=2, num_layers=2, mlp=True,
+                      norm="layer")
+    losses = train(model, "previous-token", steps=60, batch_size=4, learning_rate=0.02).losses
+    assert sum(losses[-10:]) / 10 < 0.5 * sum(losses[:10]) / 10, losses

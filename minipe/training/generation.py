@@ -21,8 +21,15 @@ value (V is kept as V^T, so that the query's output is one dot product of n per
 column) and reads no cached number again, so its cost grows with n only by the
 one score and the one weight of each cached key (benchmarks/bench_generate.py).
 
+A block model (minipe/training/layers.py) runs its row up the stack, and
+each layer keeps its own keys and values: layer l's heads' come after layer
+l - 1's in the cache, and its q, k and v are computed from the row its norm
+made of the stream, x = x + h (+ the MLP's) after each layer.
+
 Where real code goes wrong: giving the new token position 0, not len(cache);
-storing RoPE's keys unturned, or turning them again at another position.
+storing RoPE's keys unturned, or turning them again at another position;
+feeding one model's cache to another (the cache carries a mark of the model
+that filled it, and next_logits and evict refuse any other's).
 
 A cache that must not grow without end drops its oldest tokens but the first
 few (`evict`: StreamingLLM's attention sinks and window). The kept tokens then
@@ -33,33 +40,45 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping, Protocol, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 from minipe.arrays import Matrix
 from minipe.arrays.vector import dots
 from minipe.checks import check_type, checked_size
+from minipe.training.block import gelu
 from minipe.training.heads import alibi_at, position_rows, softmax_row, turned_at, turned_back
-from minipe.training.passes import Model
+from minipe.training.layers import BlockModel, is_plain, normed
 
 
 Columns = tuple[tuple[float, ...], ...]  # a table's columns, each a row of its transpose
 
 
-class CachedModel(Model, Protocol):
-    """What generation reads of a model: what the passes read, its `logits` and its
-    `token_columns` (TinyModel has all of it; it calls this module)."""
+LayerColumns = tuple[Columns, Columns, Columns]  # a layer's [W_q | W_k | W_v], W_1, W_2
+
+
+class CachedModel(BlockModel, Protocol):
+    """What generation reads of a model: what the passes read, its `logits`, its
+    `token_columns` and the mark it leaves on a cache (TinyModel has all of it)."""
 
     def logits(self, ids: Sequence[int]) -> Matrix: ...
     @property
-    def token_columns(self) -> tuple[Columns, Columns]: ...
+    def token_columns(self) -> tuple[tuple[LayerColumns, ...], Columns]: ...
+    @property
+    def cache_mark(self) -> int: ...
 
 
-def token_columns(weights: Mapping[str, Matrix]) -> tuple[Columns, Columns]:
-    """The columns a new token's row meets: the 3d of [W_q | W_k | W_v] (its q, k and v
-    are x . each) and the vocab_size of W_out (its logits). TinyModel builds them once,
-    the first time a token asks (`TinyModel.token_columns`): a model never changes."""
-    qkv = weights["W_q"].T.rows + weights["W_k"].T.rows + weights["W_v"].T.rows  # (3d,)
-    return qkv, weights["W_out"].T.rows
+def token_columns(weights: Mapping[str, Matrix], num_layers: int, plain: bool
+                  ) -> tuple[tuple[LayerColumns, ...], Columns]:
+    """The columns a new token's row meets: per layer the 3d of [W_q | W_k | W_v] (its q,
+    k and v are x . each), and W_1's and W_2's (none without an MLP); the vocab_size of
+    W_out (its logits). TinyModel builds them once, the first time a token asks
+    (`TinyModel.token_columns`): a model never changes."""
+    layers = []
+    for name in [""] if plain else [f"layer{layer}." for layer in range(num_layers)]:
+        qkv = tuple(column for W in ("W_q", "W_k", "W_v") for column in weights[name + W].T.rows)
+        mlp = [weights[name + W].T.rows if name + W in weights else () for W in ("W_1", "W_2")]
+        layers.append((qkv, mlp[0], mlp[1]))  # (3d,), (4d,), (d,) columns
+    return tuple(layers), weights["W_out"].T.rows
 
 
 @dataclass(frozen=True, init=False)
@@ -70,6 +89,9 @@ class KVCache:
         values_T[h]  (head_dim, n): V^T, column j the value of the token at position j
                      (a new query's output is V^T weights: one dot product of n per column)
 
+    A block model's cache holds every layer's heads, layer by layer: keys[l num_heads + h]
+    is layer l's head h.
+
     `KVCache(keys, values)` checks what it is given, once (values[h] is (n, head_dim)
     like the keys); next_logits and evict add or drop rows of a cache already checked,
     so a token costs its own row, not a look at the n rows before it.
@@ -77,11 +99,13 @@ class KVCache:
 
     keys: tuple[Matrix, ...]
     values_T: tuple[Matrix, ...]
+    filled_by: int | None  # the mark of the model that filled it (None: made by hand)
 
     def __init__(self, keys: Sequence[Matrix], values: Sequence[Matrix]) -> None:
         _check_cache(keys, values)
         object.__setattr__(self, "keys", tuple(keys))
         object.__setattr__(self, "values_T", tuple(V.T for V in values))  # (head_dim, n)
+        object.__setattr__(self, "filled_by", None)
 
     @property
     def values(self) -> tuple[Matrix, ...]:
@@ -109,9 +133,41 @@ def next_logits(model: CachedModel, cache: KVCache, token_id: int) -> tuple[list
     if model.positions in ("learned", "sinusoidal"):
         x = x + position_rows(model.positions, weights.get("position_embedding"), 1,
                               model.d_model, model.base, [pos])[0]  # + P[pos]
+    layer_columns, out_columns = model.token_columns  # the tables' columns, built once
+    stream = list(x.values)  # (d,): the new token's row, up the stack
+    keys: list[Matrix] = []  # every layer's heads', layer by layer
+    values_T: list[Matrix] = []
+    for layer, (qkv_columns, W_1_columns, W_2_columns) in enumerate(layer_columns):
+        name = "" if is_plain(model) else f"layer{layer}."
+        a = _normed_row(model, name + "norm_1", stream)  # (d,): the row itself without norms
+        heads = model.num_heads * layer, model.num_heads * (layer + 1)  # this layer's
+        joined = _attend_row(model, dots(a, qkv_columns), cache, pos, heads, keys, values_T)
+        if is_plain(model):  # the one-layer model reads its heads' output: no residual
+            stream = joined
+            continue
+        stream = [x_j + h_j for x_j, h_j in zip(stream, joined)]  # x = x + heads(norm_1(x))
+        if W_1_columns:  # x = x + gelu(norm_2(x) W_1) W_2
+            u = dots(_normed_row(model, name + "norm_2", stream), W_1_columns)  # (4d,)
+            g = gelu(Matrix([u])).rows[0]
+            stream = [x_j + y_j for x_j, y_j in zip(stream, dots(g, W_2_columns))]
+    top = stream if is_plain(model) else _normed_row(model, "norm_final", stream)
+    logits = dots(top, out_columns)  # (vocab_size,): the top row W_out
+    return logits, _grown(keys, values_T, model.cache_mark)
+
+
+def _normed_row(model: CachedModel, name: str, row: list[float]) -> list[float]:
+    """`normed` (minipe/training/layers.py) on one row: norm(x) with the tables called name."""
+    if model.norm is None:
+        return row
+    return list(normed(model, name, Matrix([row])).rows[0])
+
+
+def _attend_row(model: CachedModel, qkv: list[float], cache: KVCache, pos: int,
+                heads: tuple[int, int], keys: list[Matrix], values_T: list[Matrix]
+                ) -> list[float]:
+    """One layer's heads for the new token: its q, k, v (3d,) -> [out_0 | out_1 ...] (d,);
+    its keys and values go after the cache's heads[0] .. heads[1] - 1 into keys, values_T."""
     d, head_dim = model.d_model, model.head_dim
-    qkv_columns, out_columns = model.token_columns  # the tables' columns, built once
-    qkv = dots(x.values, qkv_columns)  # (3d,): x [W_q | W_k | W_v], one row . each column
     q_row, k_row, v_row = qkv[:d], qkv[d:2 * d], qkv[2 * d:]  # (d,) each
     thetas = model.frequencies.values if model.frequencies is not None else ()
     whole = 2 * len(thetas) == head_dim  # RoPE turns all of each head's columns
@@ -119,14 +175,14 @@ def next_logits(model: CachedModel, cache: KVCache, token_id: int) -> tuple[list
         q_row, k_row = turned_at([q_row, k_row], thetas * model.num_heads,
                                  model.attention_scale, pos)
     sqrt_d = math.sqrt(head_dim)
-    keys, values_T, joined = [], [], []
-    for h in range(model.num_heads):
+    joined: list[float] = []
+    for h, stored in enumerate(range(*heads)):  # head h, kept in the cache at `stored`
         cut = slice(h * head_dim, (h + 1) * head_dim)  # head h's columns
         q, k = q_row[cut], k_row[cut]  # (head_dim,) each
         if thetas and not whole:  # partial RoPE: head by head
             q, k = turned_at([q, k], thetas, model.attention_scale, pos)
-        K = _with_row(cache.keys[h], tuple(k)) if pos else Matrix([k])  # (pos + 1, head_dim)
-        V_T = _with_column(cache.values_T[h], v_row[cut]) if pos else (
+        K = _with_row(cache.keys[stored], tuple(k)) if pos else Matrix([k])  # (pos + 1, hd)
+        V_T = _with_column(cache.values_T[stored], v_row[cut]) if pos else (
             Matrix([v_row[cut]]).T)  # (head_dim, pos + 1): V^T
         # q . k_j / sqrt(head_dim) for the keys j = 0 .. pos, none after it: causal
         scores = [score / sqrt_d for score in dots(q, K.rows)]  # (pos + 1,)
@@ -137,8 +193,7 @@ def next_logits(model: CachedModel, cache: KVCache, token_id: int) -> tuple[list
         joined += dots(attention_weights, V_T.rows)  # head h's sum_j weights_j v_j
         keys.append(K)
         values_T.append(V_T)
-    logits = dots(joined, out_columns)  # (vocab_size,): [out_0 | out_1 ...] W_out
-    return logits, _grown(keys, values_T)
+    return joined
 
 
 def _with_row(K: Matrix, k: tuple[float, ...]) -> Matrix:
@@ -152,16 +207,17 @@ def _with_column(V_T: Matrix, v: Sequence[float]) -> Matrix:
     return V_T.picked([column + (value,) for column, value in zip(V_T.rows, v)])
 
 
-def _grown(keys: Sequence[Matrix], values_T: Sequence[Matrix]) -> KVCache:
+def _grown(keys: Sequence[Matrix], values_T: Sequence[Matrix], mark: int | None) -> KVCache:
     """The cache of these keys and V^T, made without KVCache's look: only for next_logits'
-    and evict's rows, taken from a cache and a model already checked."""
+    and evict's rows, taken from a cache and a model already checked (its mark)."""
     cache = object.__new__(KVCache)
     object.__setattr__(cache, "keys", tuple(keys))
     object.__setattr__(cache, "values_T", tuple(values_T))
+    object.__setattr__(cache, "filled_by", mark)
     return cache
 
 
-EMPTY = _grown((), ())  # before the first token: KVCache((), ())
+EMPTY = _grown((), (), None)  # before the first token: KVCache((), ())
 
 
 def evict(model: CachedModel, cache: KVCache, *, sinks: int, window: int) -> KVCache:
@@ -194,7 +250,7 @@ def evict(model: CachedModel, cache: KVCache, *, sinks: int, window: int) -> KVC
         keys.append(K.picked(K.rows[:sinks] + K_window.rows))  # (sinks + window, head_dim)
         values_T.append(V_T.picked([column[:sinks] + column[-window:]  # (head_dim, kept)
                                     for column in V_T.rows]))
-    return _grown(keys, values_T)
+    return _grown(keys, values_T, model.cache_mark)
 
 
 def generate_greedy(model: CachedModel, ids: list[int], max_new_tokens: int, *,
@@ -236,16 +292,24 @@ def _check_eviction(model: object, cache: object, sinks: object, window: object)
 
 def _check_model_and_cache(model: object, cache: object) -> None:
     """A model with a cache (TinyModel), and a KVCache with its heads, each head_dim wide."""
-    if not all(hasattr(model, name) for name in ("token_columns", "num_heads", "frequencies")):
+    if not all(hasattr(model, name) for name in ("token_columns", "cache_mark", "num_heads")):
         raise TypeError(f"model must be the TinyModel that fills the cache, got {model!r:.60}")
     check_type(cache, KVCache, "cache must be a KVCache (next_logits returns one; "
                                "the first is KVCache((), ()))")
     assert isinstance(cache, KVCache)  # for mypy: check_type has refused anything else
-    heads, head_dim = model.num_heads, model.head_dim  # type: ignore[attr-defined]
+    settings: Any = model  # a TinyModel: it has them all (checked above)
+    heads, head_dim = settings.num_heads * settings.num_layers, settings.head_dim
+    layers = "" if settings.num_layers == 1 else (
+        f" ({settings.num_layers} layers of {settings.num_heads})")
     if cache.keys and (len(cache.keys), len(cache.keys[0].rows[0])) != (heads, head_dim):
         raise ValueError(f"this cache holds {len(cache.keys)} heads of keys "
-                         f"{len(cache.keys[0].rows[0])} wide; the model has {heads} "
+                         f"{len(cache.keys[0].rows[0])} wide; the model has {heads}{layers} "
                          f"of head_dim={head_dim}: a cache serves the model that filled it")
+    if cache.filled_by is not None and cache.filled_by != settings.cache_mark:
+        raise ValueError("this cache was filled by another model (another's settings or "
+                         "tables): its keys and values are that model's numbers, and a cache "
+                         "serves the model that filled it; pass that model, or start again "
+                         "from KVCache((), ()) and feed this model the tokens")
 
 
 def _check_step(model: CachedModel, cache: object, token_id: object) -> None:

@@ -97,12 +97,14 @@ def _make_batch(task: str, vocab_size: int, seq_len: int, batch_size: int,
 
 def step_numbers(model: TinyModel, T: int) -> int:
     """About how many numbers one sequence of T tokens holds in a step's forward and
-    backward passes: per token some 20 d_model + 2 vocab_size (x, q, k, v, the heads'
-    output, the logits, each one's gradient, and the copies between), per head three
-    T x T tables (scores, weights, their gradient). A batch of 10,000 at d 8, T 8 peaked
-    at 518 MB, against the 497 MB this gives at 32 bytes a number."""
-    per_token = 20 * model.d_model + 2 * model.vocab_size
-    return T * per_token + 3 * model.num_heads * T * T
+    backward passes: per token and layer some 20 d_model (x, q, k, v, the heads' output,
+    each one's gradient, and the copies between; 20 more with an MLP: its 4 d_model wide
+    rows and their gradients), per token 2 vocab_size (the logits and theirs), per head
+    and layer three T x T tables (scores, weights, their gradient). A batch of 10,000 at
+    d 8, T 8 peaked at 518 MB, against the 497 MB this gives at 32 bytes a number."""
+    per_layer = 20 * model.d_model * (2 if model.mlp else 1)
+    per_token = model.num_layers * per_layer + 2 * model.vocab_size
+    return T * per_token + 3 * model.num_heads * model.num_layers * T * T
 
 
 def train(model: TinyModel, task: str, *, steps: int = 300, batch_size: int = 8,

@@ -34,7 +34,7 @@ from typing import Any, Mapping, Sequence, overload
 from minipe.arrays import Matrix, Vector
 from minipe.arrays import Batch
 from minipe.embedding import Embedding
-from minipe.training.generation import Columns, generate_greedy, token_columns
+from minipe.training.generation import Columns, LayerColumns, generate_greedy, token_columns
 from minipe.training.passes import Backprop as Backprop  # what backprop returns; exported
 from minipe.training.passes import ForwardPass, Inputs, backward, forward, spans
 from minipe.training.layers import (BlockPass, backward_block, block_shapes, forward_block,
@@ -181,11 +181,18 @@ class TinyModel:
         return dict(self.weights)
 
     @cached_property
-    def token_columns(self) -> tuple[Columns, Columns]:
-        """The columns of [W_q | W_k | W_v] and of W_out that a generated token's row meets
-        (minipe/training/generation.py), derived from the tables the first time a token asks
-        and kept: the model never changes, and they are tuples, which nothing changes."""
-        return token_columns(self.parameters())
+    def token_columns(self) -> tuple[tuple[LayerColumns, ...], Columns]:
+        """The columns of each layer's [W_q | W_k | W_v], W_1 and W_2, and of W_out, that a
+        generated token's row meets (minipe/training/generation.py), derived from the tables
+        the first time a token asks and kept: the model never changes, and they are tuples,
+        which nothing changes."""
+        return token_columns(self.parameters(), self.num_layers, is_plain(self))
+
+    @cached_property
+    def cache_mark(self) -> int:
+        """The mark this model leaves on the caches it fills (its hash: equal models, equal
+        marks), so that next_logits and evict refuse another model's cache."""
+        return hash(self)
 
     def with_parameters(self, parameters: Mapping[str, Matrix]) -> TinyModel:
         """A new model with the same settings and these tables (names and shapes as now)."""
