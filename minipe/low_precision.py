@@ -221,10 +221,10 @@ def _check_formats(at: Precision) -> None:
 
 def _checked_angle_at(pos: int, i: int, d: int, base: float,
                       at: Precision | None) -> Precision:
-    checked_rotary_width(d)
-    if type(i) is not int or not 0 <= i < d // 2:
-        raise ValueError(f"i must be a pair, an int from 0 to d/2 - 1 = {d // 2 - 1}, got {i!r}")
-    return _checked_turns([pos], d, base, at)
+    width = checked_rotary_width(d)
+    if checked_size(i, "i", minimum=0) >= width // 2:
+        raise ValueError(f"i must be a pair, from 0 to d/2 - 1 = {width // 2 - 1}, got {i}")
+    return _checked_turns([checked_position(pos, "pos")], d, base, at)
 
 
 def _checked_turns(positions: Sequence[int], d: int, base: object, at: Precision | None,
@@ -256,4 +256,8 @@ def _checked_score(q: Vector, k: Vector, m: int, n: int, base: float,
     if len(q) != len(k):
         raise ValueError(f"q and k must have one width, got {len(q)} and {len(k)}")
     at = _checked_turns([checked_position(m, "m"), checked_position(n, "n")], len(q), base, at)
+    largest = max(max(map(abs, q)), max(map(abs, k)))
+    if math.isinf(_stored(largest, at.x)):
+        raise ValueError(f"q and k hold {largest:g}, past {at.x}'s largest value: stored, it "
+                         f"becomes inf, and the turn would make inf - inf = NaN")
     return len(q), at

@@ -34,13 +34,15 @@ import pytest
 import minipe
 from minipe import (
     Batch, BytePairTokenizer, Embedding, KVCache, LearnedPositionalEmbedding, Matrix,
-    RelativePositionEmbedding, RotaryAttention, ShapeError, SingleHeadAttention, TinyModel,
-    Tokenizer, Vector, accuracy, add, alibi_bias, alibi_slopes, allclose, apply_rotary,
-    binary_encoding, broadcast_shapes, causal_mask, clipped_relative_positions, decay_bound,
-    document_mask, evict, format_matrix, frequency_table, gelu, layer_norm, next_logits,
-    pack_documents, position_ids, pretokenize, relative_shift_matrix, rms_norm, rope_frequencies,
-    rotary_pairs, round_to, run, run_batch, scaled_dot_product_attention, sinusoidal_denominators,
-    sinusoidal_encoding, sinusoidal_position, sliding_windows, softmax, softmax_naive, subtract,
+    Precision, RelativePositionEmbedding, RotaryAttention, ShapeError, SingleHeadAttention,
+    TinyModel, Tokenizer, Vector, accuracy, add, alibi_bias, alibi_slopes, allclose,
+    apply_rotary, binary_encoding, broadcast_shapes, causal_mask, clipped_relative_positions,
+    decay_bound, distinct_positions, document_mask, evict, format_matrix, frequency_table,
+    gelu, largest_exact_integer, layer_norm, next_logits, pack_documents, position_ids,
+    pretokenize, relative_shift_matrix, rms_norm, rope_frequencies, rotary_pairs, round_to,
+    rounded_angle, rounded_score, rounded_sinusoids, rounded_turns, run, run_batch,
+    scaled_dot_product_attention, sinusoidal_denominators, sinusoidal_encoding,
+    sinusoidal_position, sliding_windows, softmax, softmax_naive, spacing, subtract,
     t5_relative_bucket, task_batch, train,
 )
 from minipe.positional import sinusoidal_rows
@@ -392,6 +394,30 @@ CASES: list[Case] = [
     Case(round_to, (None, "float16"), {}, TypeError, "x"),
     Case(round_to, (1.0, "float8"), {}, ValueError, "dtype"),
     Case(round_to, (1.0, None), {}, ValueError, "dtype"),
+    Case(distinct_positions, (None, "bfloat16"), {}, ValueError, "n"),
+    Case(distinct_positions, (4, "float8"), {}, ValueError, "dtype"),
+    Case(largest_exact_integer, ("float8",), {}, ValueError, "dtype"),
+    Case(spacing, (None, "bfloat16"), {}, TypeError, "x"),
+    Case(spacing, (1e39, "bfloat16"), {}, ValueError, "range"),
+    # Chapter 7, part 3: RoPE in low precision
+    Case(Precision, (), {"pos": "float8"}, ValueError, "pos"),
+    Case(Precision, (), {"table": None}, ValueError, "table"),
+    *wrong_sizes(rounded_angle, {"i": 1, "d": 4}, "pos", minimum=0),
+    *wrong_sizes(rounded_angle, {"pos": 3, "d": 4}, "i", minimum=0),
+    *wrong_sizes(rounded_angle, {"pos": 3, "i": 1}, "d"),
+    Case(rounded_angle, (3, 2, 4), {}, ValueError, "i"),
+    *wrong_lists(rounded_turns, {"d": 4}, "positions"),
+    *wrong_sizes(rounded_turns, {"positions": [0, 1]}, "d"),
+    Case(rounded_turns, ([70000], 4), {"at": Precision(pos="float16")}, ValueError, "position"),
+    Case(rounded_turns, ([0], 4), {"at": "bfloat16"}, TypeError, "at"),
+    Case(rounded_turns, ([0], BIG), {}, ValueError, "would hold"),
+    Case(rounded_score, (None, Vector([1.0, 2.0]), 0, 1), {}, TypeError, "q"),
+    Case(rounded_score, (Vector([1.0, 2.0]), Vector([1.0]), 0, 1), {}, ValueError, "width"),
+    *wrong_sizes(rounded_score, {"q": Vector([1.0, 2.0]), "k": Vector([1.0, 2.0]), "n": 1}, "m",
+                 minimum=0),
+    *wrong_lists(rounded_sinusoids, {"d_model": 4}, "positions"),
+    *wrong_sizes(rounded_sinusoids, {"positions": [0, 1]}, "d_model"),
+    Case(rounded_sinusoids, ([0], BIG), {}, ValueError, "would hold"),
 ]
 
 
@@ -524,6 +550,15 @@ ALIASES: list[Alias] = [
     Alias(layer_norm, (X, [1.0, 2.0, 1.0, 0.5], [0.0, 0.5, 0.0, 1.0])),
     Alias(rms_norm, (X, [1.0, 2.0, 1.0, 0.5])),
     Alias(round_to, (0.1, "bfloat16")),
+    Alias(distinct_positions, (300, "bfloat16")),
+    Alias(largest_exact_integer, ("float16",)),
+    Alias(spacing, (65536.0, "bfloat16")),
+    Alias(Precision, (), {"theta": "bfloat16"}),
+    Alias(rounded_angle, (1857, 1, 32), {"at": Precision.everywhere("float16")}),
+    Alias(rounded_turns, ([0, 4095], 4), {"at": Precision(theta="bfloat16")}),
+    Alias(rounded_score, (Vector([1.0, 2.0, 3.0, 4.0]), Vector([0.5, -1.0, 2.0, 1.0]), 10, 3),
+          {"at": Precision.everywhere("bfloat16")}),
+    Alias(rounded_sinusoids, ([2048, 2049], 4), {"at": Precision(pos="float16")}),
 ]
 
 

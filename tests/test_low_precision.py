@@ -225,6 +225,13 @@ def test_what_the_door_refuses() -> None:
         rounded_turns([1], 5)
     with pytest.raises(ValueError, match="i must be a pair"):
         rounded_angle(3, 2, 4)
+    with pytest.raises(TypeError, match="i must be an int"):
+        rounded_angle(3, 1.0, 4)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="pos must be an int"):
+        rounded_angle(None, 1, 4)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="past bfloat16's largest value"):
+        rounded_score(Vector([1e39, 2.0]), Vector([1.0, 2.0]), 0, 1,
+                      at=Precision.everywhere(B16))
     with pytest.raises(ValueError, match="q and k must have one width"):
         rounded_score(Vector([1.0, 2.0]), Vector([1.0, 2.0, 3.0, 4.0]), 0, 1)
     with pytest.raises(ValueError, match="m must be >= 0"):
