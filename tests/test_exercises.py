@@ -26,6 +26,7 @@ from minipe.exercises import checker, solutions, stubs
 from minipe.exercises.catalogue import EXERCISES, exercise
 from minipe.exercises.checker import Result, check
 from minipe.exercises.mistakes import ISSUE_21, ISSUE_30, MISTAKES, ROOT
+from test_exercises_outside import NAMED as OUTSIDE
 
 STUBS = ROOT / "walkthroughs" / "exercises"
 HEADER = "import math\nimport re\n\nDONE = False  # the marker\n\n"
@@ -210,8 +211,9 @@ def test_every_catalogued_mistake_is_caught_and_named(tmp_path: Path, key: str, 
 
 
 def test_the_wrong_solutions_cover_the_whole_catalogue_and_issues_21_and_30() -> None:
-    written = {key for key, _, _ in MISTAKE_SOLUTIONS} | {key for _, key, _ in WRONG_ANSWERS}
-    assert written - {""} == set(MISTAKES)  # WRONG_ANSWERS is below
+    written = ({key for key, _, _ in MISTAKE_SOLUTIONS} | {key for _, key, _ in WRONG_ANSWERS}
+               | set(OUTSIDE.values()))  # WRONG_ANSWERS is below; OUTSIDE, from outside
+    assert written - {""} == set(MISTAKES)
     assert len(ISSUE_21) == 13 and len(ISSUE_30) == 12
     assert {key for keys in ISSUE_21.values() for key in keys} <= set(MISTAKES)
     assert {key for keys in ISSUE_30.values() for key in keys} <= set(MISTAKES)
@@ -245,7 +247,7 @@ def test_the_grid_shows_expected_yours_and_their_difference(tmp_path: Path) -> N
 # function). Each holds one real mistake, written the way someone who has read only the
 # stub would make it: loops, comprehensions, in-place edits, minipe's own pieces.
 WRONG_ANSWERS: list[tuple[int, str, str]] = [
-    (1, "", '''
+    (1, "encode-not-lowered", '''
 def encode(text, vocabulary):
     words = text.split()  # no lower-casing, punctuation glued to words
     return [vocabulary.index(w) if w in vocabulary else vocabulary.index("<|unk|>")
@@ -312,7 +314,7 @@ def pe_table(num_positions, d_model):
         table.append(sines + cosines)
     return table
 '''),
-    (4, "", '''
+    (4, "integer-division", '''
 def pe_table(num_positions, d_model):
     return [[f(pos / 10000 ** (2 * i // d_model)) for i in range(d_model // 2)
              for f in (math.sin, math.cos)] for pos in range(num_positions)]
@@ -330,7 +332,7 @@ def add_positions(tokens, table):
     return [[[x + p for x, p in zip(token, row)] for token in sequence]
             for sequence, row in zip(tokens, table)]
 '''),
-    (5, "", '''
+    (5, "row-0-everywhere", '''
 def add_positions(tokens, table):
     out = []
     for sequence in tokens:
@@ -752,7 +754,7 @@ def partial_rotary(row, pos, rotary_dims):
     turned = apply_rotary(Matrix([row[keep:]]), start=pos).tolist()[0]
     return row[:keep] + turned  # the rest first, then the turned part
 '''),
-    (20, "", '''
+    (20, "rope-half-for-interleaved", '''
 from minipe import Matrix, apply_rotary
 def partial_rotary(row, pos, rotary_dims):
     turned = apply_rotary(Matrix([row[:rotary_dims]]), start=pos, layout="half").tolist()[0]
@@ -777,7 +779,7 @@ def alibi_slopes(num_heads):
     more = [2 ** (-8 * (h + 1) / (2 * power)) for h in range(num_heads - power)]
     return slopes + more
 '''),
-    (21, "", '''
+    (21, "slopes-extra-odd", '''
 def alibi_slopes(num_heads):
     power = 2 ** int(math.log2(num_heads))
     slopes = [2 ** (-8 * (h + 1) / power) for h in range(power)]
@@ -861,7 +863,7 @@ def sliding_windows(ids, max_length, stride):
         out.append([ids[s:s + max_length], ids[s + 1:s + max_length + 1]])
     return out
 '''),
-    (23, "", '''
+    (23, "windows-one-too-many", '''
 def sliding_windows(ids, max_length, stride):
     out = []
     for s in range(0, len(ids) - max_length + 1, stride):  # every full window of inputs
@@ -1199,8 +1201,8 @@ def test_the_readmes_first_two_minutes_are_what_the_command_prints(
     stub.write_text(untouched[:start] + swapped.replace("math.COS", "math.sin") + "\n")
     assert main(["exercises", "check", "3"]) == 0
     assert capsys.readouterr().out.rstrip("\n") == right
-    assert "knows sixty-four mistakes by name" in " ".join(section.split())
-    assert len(MISTAKES) == 64
+    assert "knows a hundred and five mistakes by name" in " ".join(section.split())
+    assert len(MISTAKES) == 105
 
 
 def test_the_list_ends_quietly_when_its_reader_has_left() -> None:

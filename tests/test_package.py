@@ -36,9 +36,11 @@ TOOLS = ["plot.colors", "plot.files", "plot.table", "plot.terminal", "plot.svg",
          "plot.figures", "plot", "plot.__main__",
          "book.sources", "book.runs", "book.prose", "book.literate", "book.pages",
          "book.notebooks", "book", "book.command",
-         "exercises", "exercises.mistakes", "exercises.reference", "exercises.wrong",
-         "exercises.wrong_17_21", "exercises.wrong_22_23",
-         "exercises.catalogue", "exercises.checker", "exercises.solutions", "exercises.stubs",
+         "exercises", "exercises.mistakes_1_12", "exercises.mistakes_13_23",
+         "exercises.mistakes", "exercises.reference", "exercises.wrong", "exercises.wrong_1_8",
+         "exercises.wrong_9_16", "exercises.wrong_17_21", "exercises.wrong_22_23",
+         "exercises.catalogue", "exercises.compare", "exercises.checker", "exercises.solutions",
+         "exercises.stubs",
          "exercises.__main__", "__main__"]
 READING_ORDER = SUPPORT + APPENDICES + CHAPTERS + TRAINING + TOOLS
 LAZY = {"__main__": {"book.command", "exercises.__main__"}}  # imported inside a function

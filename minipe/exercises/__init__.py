@@ -5,9 +5,12 @@ Not a chapter: support, like minipe/plot/. Nothing in the chapters imports it.
     catalogue.py   the exercises, in the order of the chapters, and their inputs
     reference.py   minipe's functions, called the way the learner's function is
     wrong.py       the known wrong solutions, one per catalogued mistake (17-21's:
-                   wrong_17_21.py; 22-23's: wrong_22_23.py)
-    mistakes.py    each mistake's sentence and the chapter line that has it right
-    checker.py     runs a stub, compares, draws the grid, names the mistake
+                   wrong_17_21.py; 22-23's: wrong_22_23.py; those found by wrong answers
+                   written from outside the checker: wrong_1_8.py, wrong_9_16.py)
+    mistakes.py    each mistake's sentence and the chapter line that has it right (and
+                   mistakes_1_12.py, mistakes_13_23.py: the ones found from outside)
+    compare.py     how an answer is compared with minipe's, and the grid where they differ
+    checker.py     runs a stub, compares, names the mistake
     stubs.py       where the stubs are, and the DONE line that records progress
     solutions.py   one way to solve each, in plain Python
     __main__.py    the command

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-from minipe.exercises import reference, wrong, wrong_17_21, wrong_22_23
+from minipe.exercises import reference, wrong, wrong_1_8, wrong_9_16, wrong_17_21
+from minipe.exercises import wrong_22_23
 from minipe.relative import alibi_slopes
 
 Function = Callable[..., Any]
@@ -42,6 +43,7 @@ class Exercise:
     hint: str
     call: Callable[[Function, tuple[Any, ...]], Any] = field(default=call_once)
     real_only: bool = False  # compare only where the mask (args[0]) is 1
+    copies: bool = False  # the answer's rows must be new lists, not an argument's own
 
 
 def _uniform(rng: random.Random, *shape: int) -> Any:
@@ -180,7 +182,9 @@ def _document_mask_cases() -> list[tuple[Any, ...]]:
 def _evict_cases() -> list[tuple[Any, ...]]:
     rng = random.Random(19)
     cases: list[tuple[Any, ...]] = []
-    for n, d, sinks, window in [(6, 4, 1, 3), (9, 6, 2, 4), (4, 4, 1, 3), (10, 4, 0, 5)]:
+    # (4, 4, 1, 3) fits exactly; (5, 4, 2, 4) has room to spare: evicted = -1, nothing goes
+    for n, d, sinks, window in [(6, 4, 1, 3), (9, 6, 2, 4), (4, 4, 1, 3), (10, 4, 0, 5),
+                                (5, 4, 2, 4)]:
         keys = reference.turned_cache(_uniform(rng, n, d))  # key j turned at position j
         cases.append((keys, _uniform(rng, n, d), sinks, window))
     return cases
@@ -225,7 +229,7 @@ PE_MISTAKES = (("sin-cos-swapped", wrong.pe_swapped), ("halves-for-interleaved",
                ("positions-from-1", wrong.pe_from_1),
                *(("exponent", wrong.pe_with_exponent(e)) for e in wrong.EXPONENTS))
 
-EXERCISES = (
+_EXERCISES = (
     Exercise(1, "01_encode", "encode", "tokenize and encode, with <|unk|>", "minipe/tokenizer.py",
              _encode_cases, reference.encode, (),
              "Lower-case the text, find its tokens with "
@@ -235,7 +239,8 @@ EXERCISES = (
     Exercise(2, "02_lookup", "lookup", "an embedding lookup", "minipe/embedding.py",
              _lookup_cases, reference.lookup, (("ids-from-1", wrong.lookup_from_1),),
              "Nothing is multiplied: the answer's row t is the table's row ids[t]. Copy the "
-             "row (list(table[i])), so that changing the answer leaves the table alone."),
+             "row (list(table[i])), so that changing the answer leaves the table alone.",
+             copies=True),
     Exercise(3, "03_pe_position", "pe_position", "PE(pos) for d_model = 6",
              "minipe/positional.py", _pe_position_cases, reference.pe_position, PE_MISTAKES,
              "Loop over the pairs i = 0 .. d_model/2 - 1; for each, one angle "
@@ -393,6 +398,10 @@ EXERCISES = (
              "for start in range(0, len(ids) - max_length, stride): inputs are "
              "ids[start:start + max_length], targets the same slice one token to the right."),
 )
+# the mistakes found by wrong answers written from outside the checker, after each's own
+MORE = {**wrong_1_8.MORE, **wrong_9_16.MORE, **wrong_17_21.MORE, **wrong_22_23.MORE}
+EXERCISES = tuple(replace(item, wrong=item.wrong + MORE.get(item.number, ()))
+                  for item in _EXERCISES)
 
 
 def exercise(number: int) -> Exercise:

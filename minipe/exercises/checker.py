@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import inspect
-import math
 import signal
 import textwrap
 import threading
@@ -23,12 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from minipe.display import format_number, grid_line
 from minipe.exercises.catalogue import Exercise, Function, call_each
+from minipe.exercises.compare import describe_arg, grid, plain, same, shape_of
 from minipe.exercises.mistakes import MISTAKES
 
 Passed = Sequence[tuple[tuple[Any, ...], Any]]  # (args, minipe's answer) of the cases right so far
-SHOWN_ROWS = 3  # the differing rows shown in a grid
 TIME_LIMIT = 10.0  # seconds a learner's code may run: every case of minipe's takes < 0.1 s
 
 
@@ -60,6 +58,7 @@ class Outcome:
     error: Exception | None = None
     line: str = ""  # "line 12: return table[pos]" in the learner's file, if the error came from it
     changed: str = ""  # the argument the call changed in place ("tokens"), if it changed one
+    shared: str = ""  # the argument whose own lists the answer holds ("table"), if asked
 
 
 @dataclass(frozen=True)
@@ -113,118 +112,43 @@ def outcome(exercise: Exercise, function: Function, args: tuple[Any, ...], path:
     except SystemExit as error:  # sys.exit() in the stub: a sentence, not the checker's end
         ended = RuntimeError(f"sys.exit({error.code!r}) ends Python; return the value instead")
         return Outcome(error=ended, line=learner_line(error, path))
-    return Outcome(value=value, changed=changed_argument(function, args, given))
+    shared = shared_argument(function, given, value) if exercise.copies else ""
+    return Outcome(value=value, changed=changed_argument(function, args, given), shared=shared)
 
 
 def changed_argument(function: Function, args: tuple[Any, ...], given: tuple[Any, ...]) -> str:
-    """The name of the first argument the call changed in place ('' if none): the learner's
-    own parameter name when the signature has it, else 'argument 1'."""
+    """The name of the first argument the call changed in place ('' if none)."""
     for number, (before, after) in enumerate(zip(args, given)):
         if before != after:
-            try:
-                names = list(inspect.signature(function).parameters)
-            except (TypeError, ValueError):  # a builtin without a signature
-                names = []
-            return names[number] if number < len(names) else f"argument {number + 1}"
+            return parameter_name(function, number)
     return ""
 
 
-def plain(value: Any) -> Any:
-    """Nested lists of floats (a Matrix, tuples and ints are welcome); otherwise a TypeError
-    that says what was found: 'a str', 'a list holding a str', 'an int too large ...'."""
-    if hasattr(value, "tolist"):
-        value = value.tolist()
-    if isinstance(value, bool):  # a mask's True and False: 1.0 and 0.0
-        return float(value)
-    if isinstance(value, (int, float)):
-        try:
-            return float(value)
-        except OverflowError:  # an int past 1.8e308
-            raise TypeError("an int too large for a float") from None
-    if isinstance(value, (list, tuple)):
-        try:
-            return [plain(item) for item in value]
-        except TypeError as error:
-            raise TypeError(f"a {type(value).__name__} holding {error}") from None
-    raise TypeError(f"a {type(value).__name__}")
+def shared_argument(function: Function, given: tuple[Any, ...], value: Any) -> str:
+    """The name of the first argument one of whose lists the answer holds itself, not a
+    copy of it ('' if none): lookup's table[i] returned as it is."""
+    answer = {id(item) for item in _lists(value)}
+    for number, argument in enumerate(given):
+        if any(id(item) in answer for item in _lists(argument)):
+            return parameter_name(function, number)
+    return ""
 
 
-def shape_of(value: Any) -> tuple[int, ...] | None:
-    """The shape of nested lists of floats; None when rows differ in length."""
-    if isinstance(value, float):
-        return ()
-    inner = {shape_of(item) for item in value}
-    if len(inner) > 1 or None in inner:
-        return None
-    rest = inner.pop() if inner else ()
-    return None if rest is None else (len(value),) + rest
+def _lists(value: Any) -> list[Any]:
+    """value and every list inside it."""
+    if not isinstance(value, list):
+        return []
+    return [value] + [inner for item in value for inner in _lists(item)]
 
 
-def rows_of(value: Any, shape: tuple[int, ...]) -> list[tuple[str, list[float]]]:
-    """(label, row) pairs: a number is one row of one, a table its rows, a batch [b][t]."""
-    if len(shape) == 0:
-        return [("", [value])]
-    if len(shape) == 1:
-        return [("", value)]
-    if len(shape) == 2:
-        return [(f"[{i}]", row) for i, row in enumerate(value)]
-    return [(f"[{b}][{t}]", row) for b, matrix in enumerate(value) for t, row in enumerate(matrix)]
-
-
-def close(a: float, b: float) -> bool:
-    """Equal to 9 digits; nan is close to nan (a known mistake's nan row is the learner's)."""
-    return a == b or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9) or (a != a and b != b)
-
-
-def same(expected: Any, yours: Any) -> bool:
-    if isinstance(expected, float):
-        return isinstance(yours, float) and close(expected, yours)
-    return (isinstance(yours, list) and len(expected) == len(yours)
-            and all(same(e, y) for e, y in zip(expected, yours)))
-
-
-def difference(e: float, y: float) -> float:
-    return 0.0 if close(e, y) else y - e
-
-
-def grid(expected: Any, yours: Any, shape: tuple[int, ...]) -> list[str]:
-    """The first rows that differ, each as three lines: expected, yours, yours - expected."""
-    pairs = list(zip(rows_of(expected, shape), rows_of(yours, shape)))
-    differing = [(label, e, y) for (label, e), (_, y) in pairs if not same(e, y)]
-    width = max(len(label) for label, _, _ in differing)
-    lines = []
-    for label, e, y in differing[:SHOWN_ROWS]:
-        lines.append(f"  {label:<{width}}  expected    {grid_line(e)}")
-        lines.append(f"  {'':<{width}}  yours       {grid_line(y)}")
-        lines.append(f"  {'':<{width}}  difference  {grid_line(list(map(difference, e, y)))}")
-    if len(differing) > SHOWN_ROWS:
-        lines.append(f"  ... {len(differing) - SHOWN_ROWS} more differing (of {len(pairs)} "
-                     f"rows)")
-    return lines
-
-
-def describe_arg(value: Any) -> str:
-    if isinstance(value, str):
-        return repr(value)
-    if isinstance(value, list):
-        shape = shape_of(plain(value)) if not any(isinstance(v, str) for v in value) else None
-        if shape is None:
-            return f"<{len(value)} items>"
-        numbers = _numbers(value)
-        if len(shape) == 1 and shape[0] <= 8:  # a few numbers: shown, floats to 5 digits
-            return "[" + ", ".join(map(_number, numbers)) + "]"
-        if len(numbers) <= 24 and all(isinstance(x, int) for x in numbers):  # a small mask
-            return repr(value)
-        return "<" + " x ".join(map(str, shape)) + " list>"
-    return repr(value)
-
-
-def _number(x: Any) -> str:
-    return format_number(x) if isinstance(x, float) else repr(x)
-
-
-def _numbers(value: Any) -> list[Any]:
-    return [x for item in value for x in _numbers(item)] if isinstance(value, list) else [value]
+def parameter_name(function: Function, number: int) -> str:
+    """The learner's own name of parameter `number` when the signature has it, else
+    'argument 1'."""
+    try:
+        names = list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):  # a builtin without a signature
+        names = []
+    return names[number] if number < len(names) else f"argument {number + 1}"
 
 
 def describe(exercise: Exercise, args: tuple[Any, ...]) -> str:
@@ -243,9 +167,12 @@ def recognise(exercise: Exercise, args: tuple[Any, ...], yours: Outcome, path: P
     for key, wrong_function in exercise.wrong:
         theirs = outcome(exercise, wrong_function, args, path)
         if yours.error is not None:
-            # an overflow or a 0 / 0 is as telling as a number; any other error is not
-            if not (isinstance(yours.error, ArithmeticError)
-                    and type(theirs.error) is type(yours.error)):
+            # an overflow, a 0 / 0 or max() of nothing is as telling as a number; an
+            # IndexError or a TypeError is not
+            if not (type(theirs.error) is type(yours.error)
+                    and (isinstance(yours.error, ArithmeticError)
+                         or (isinstance(yours.error, ValueError)
+                             and str(theirs.error) == str(yours.error)))):
                 continue
         elif theirs.error is not None or not same(_checked_part(exercise, args, theirs.value),
                                                   _checked_part(exercise, args, yours.value)):
@@ -310,6 +237,11 @@ def _compare(exercise: Exercise, args: tuple[Any, ...], expected: Any, yours: Ou
         return Result("wrong", f"{call}\n{name} changed its argument {yours.changed} in "
                                f"place: the caller's list is not what it was before the call"
                                + _named(key), key)
+    if yours.shared:
+        key = "rows-shared"
+        return Result("wrong", f"{call}\n{name} returned lists that are {yours.shared}'s own, "
+                               f"not copies: changing the answer would change "
+                               f"{yours.shared}" + _named(key), key)
     if yours.error is not None:
         key = recognise(exercise, args, yours, path, passed)
         where = f"your {yours.line}" if yours.line else "a line of minipe that it called"

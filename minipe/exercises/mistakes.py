@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from minipe.exercises import mistakes_1_12, mistakes_13_23
+
 ROOT = Path(__file__).resolve().parent.parent.parent  # the clone: minipe/exercises/../..
 
 
@@ -295,8 +297,8 @@ MISTAKES = {m.key: m for m in [
              "no token may cross the pre-tokenizer's cuts",
              (SUBWORD, "for pair in zip(ids, ids[1:]):")),
     _mistake("ties-to-the-last",
-             "you broke a tie between equally frequent pairs in favour of the one seen last; "
-             "the pair seen first wins (max keeps the first of equals)",
+             "you broke a tie between equally frequent pairs by another rule (the pair seen "
+             "last, or the largest); the pair seen first wins (max keeps the first of equals)",
              (SUBWORD, "pair = max(pair_counts, key=pair_counts.__getitem__)")),
     _mistake("merge-first-only",
              "you merged only the first occurrence of the pair in a piece; every occurrence "
@@ -320,6 +322,9 @@ MISTAKES = {m.key: m for m in [
              "your last window starts one token too soon; a window fits while its targets "
              "do, up to the text's last token: starts run up to len(ids) - max_length - 1",
              (SUBWORD, "for start in range(0, len(ids) - max_length, stride):")),
+    # found by the wrong answers written from outside the checker (issue 30, part 2)
+    *(_mistake(key, why, *places) for key, why, *places in mistakes_1_12.MORE),
+    *(_mistake(key, why, *places) for key, why, *places in mistakes_13_23.MORE),
 ]}
 # issue 21's list, in its words, and the keys that name each (a test checks them all)
 ISSUE_21 = {

@@ -1,8 +1,9 @@
 """Exercise 19 - evicting a RoPE cache: sinks and a window (see minipe/training/generation.py).
 
 Write evict(keys, values, sinks, window): one head's key/value cache, cut to the first
-`sinks` tokens and the last `window` (StreamingLLM). keys[j] was stored turned by RoPE at
-its position j (interleaved, base 10000, as in exercise 10); values were never turned.
+`sinks` tokens (sinks >= 0) and the last `window` (window >= 1), as StreamingLLM does.
+keys[j] was stored turned by RoPE at its position j (interleaved, base 10000, as in
+exercise 10); values were never turned.
 
     evicted  = len(keys) - sinks - window            tokens dropped (<= 0: keep them all)
     K        = keys[:sinks] + (keys[-window:], each turned back by evicted)
