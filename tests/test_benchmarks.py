@@ -105,3 +105,12 @@ def test_bench_train_quick_runs_and_agrees() -> None:
         assert kind in done.stdout
     for several in ["none, 2 heads", "learned, 2 heads", "rope, 2 heads", "alibi, 4 heads"]:
         assert several in done.stdout  # the heads' rows, each checked against the plain loop
+
+
+def test_bench_block_quick_runs_and_agrees() -> None:
+    # exit 2 if minipe's block step (2 layers, MLPs, a norm) and the plain loop differ in
+    # the loss or any parameter's gradient, for every row
+    done = benchmark("bench_block.py", "--quick")
+    assert done.returncode == 0, done.stdout + done.stderr
+    for row in ["learned, layer", "rope, layer", "learned, rms", "rope, rms"]:
+        assert f"\n{row} " in done.stdout, done.stdout
