@@ -228,3 +228,17 @@ def test_a_block_model_learns_previous_token() -> None:
                       norm="layer")
     losses = train(model, "previous-token", steps=60, batch_size=4, learning_rate=0.02).losses
     assert sum(losses[-10:]) / 10 < 0.5 * sum(losses[:10]) / 10, losses
+
+
+def test_with_frequencies_turns_every_layer() -> None:
+    """RoPE reads pos * theta_i in every layer: theta_i doubled at positions 0, 1, 2, 3 is the
+    model at positions 0, 2, 4, 6 (2 theta is exact, so are the products); and the cache
+    follows the new frequencies too."""
+    model = TinyModel(5, 8, 8, positions="rope", num_heads=2, num_layers=2, mlp=True,
+                      norm="layer", seed=2)
+    assert model.frequencies is not None
+    doubled = model.with_frequencies(model.frequencies * 2)
+    ids = [1, 4, 2, 3]
+    assert doubled.logits(ids) == model.logits(ids, position_ids=[0, 2, 4, 6])
+    assert doubled.logits(ids) != model.logits(ids)
+    assert doubled.generate([1, 4], 6) == doubled.generate([1, 4], 6, use_cache=False)

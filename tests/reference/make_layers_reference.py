@@ -33,30 +33,13 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from make_model_reference import _sinusoids, _turn  # RoPE's turn and the sinusoids, as there
+
 OUT = Path(__file__).with_name("layers_reference.json")
 
 
 def _table(rng: random.Random, rows: int, cols: int, mean: float = 0.0) -> list[list[float]]:
     return [[rng.gauss(mean, 0.5) for _ in range(cols)] for _ in range(rows)]
-
-
-def _turn(x: torch.Tensor, positions: torch.Tensor, rotary_dims: int,
-          base: float) -> torch.Tensor:
-    """x (batch, heads, n, head_dim): its first rotary_dims turned in interleaved pairs."""
-    thetas = base ** (-2 * torch.arange(rotary_dims // 2, dtype=torch.float64) / rotary_dims)
-    angles = positions[:, None, :, None].to(torch.float64) * thetas  # (batch, 1, n, pairs)
-    cos, sin = torch.cos(angles), torch.sin(angles)
-    rot, rest = x[..., :rotary_dims], x[..., rotary_dims:]
-    even, odd = rot[..., 0::2], rot[..., 1::2]
-    turned = torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1).flatten(-2)
-    return torch.cat((turned, rest), dim=-1)
-
-
-def _sinusoids(positions: torch.Tensor, d: int, base: float) -> torch.Tensor:
-    """PE(pos, 2i) = sin(pos / base**(2i/d)), PE(pos, 2i+1) = cos(...): (batch, n, d)."""
-    i = torch.arange(d // 2, dtype=torch.float64)
-    angles = positions[..., None].to(torch.float64) / base ** (2 * i / d)
-    return torch.stack((torch.sin(angles), torch.cos(angles)), dim=-1).flatten(-2)
 
 
 def _names(layers: int, mlp: bool, norm: str | None) -> list[tuple[str, str]]:
