@@ -18,10 +18,10 @@ is), and every function here rounds on the line where the step happens:
 
 Which step is rounded decides the damage. A stored position (4095 -> 4096 in
 bfloat16) turns every pair as if at another place; a stored theta_i is off by up
-to 2**-9 of itself, and pos multiplies that (4095 * 2**-9 = 8 radians); a stored
-angle near 4095 is a multiple of 16 radians. A stored cos a or sin a is off by
-at most 2**-9, at every position. So the fix production code uses is one line:
-compute the angle in float32, cast only cos and sin.
+to 2**-8 of itself, and so is the angle pos * theta_i (up to 16 radians near
+4096); a stored angle near 4095 is a multiple of 16 radians. A stored cos a or
+sin a is off by at most 2**-9, at every position. So the fix production code
+uses is one line: compute the angle in float32, cast only cos and sin.
 
 Rounding also breaks RoPE's promise that only the offset counts (chapter 5):
 (R_m q) . (R_n k) equals (R_(m+s) q) . (R_(n+s) k) for any shift s in exact

@@ -215,10 +215,10 @@ if __name__ == "__main__":
     lesson.check("made in float32 and cast, they differ", cast[0] != cast[1])
     lesson.check("float16 keeps 3,073 of the positions 0..4095",
                  distinct_positions(4096, F16) == 3073)
-    print("d_model = 64. Made in float16 (positions, angles, values), rows 2,048 and 2,049")
-    print("are equal: position 2,049 is stored as 2,048. Made in float32 and cast to")
-    print("float16, they differ. The first is what a table computed in the model's format")
-    print("gets; float16 keeps 3,073 distinct positions of 0..4,095.")
+    print("d_model = 64. Made in float16 (positions, denominators, angles, values), rows")
+    print("2,048 and 2,049 are equal: position 2,049 is stored as 2,048. Made in float32")
+    print("and cast to float16, they differ. The first is what a table computed in the")
+    print("model's format gets; float16 keeps 3,073 distinct positions of 0..4,095.")
     learned = LearnedPositionalEmbedding(context_length=4096, dim=64, seed=0)
     rows = learned.weight
     lesson.check("a learned table's rows 2048 and 2049 differ", rows[2048] != rows[2049])
