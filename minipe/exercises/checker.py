@@ -239,9 +239,8 @@ def _compare(exercise: Exercise, args: tuple[Any, ...], expected: Any, yours: Ou
                                + _named(key), key)
     if yours.shared:
         key = "rows-shared"
-        return Result("wrong", f"{call}\n{name} returned lists that are {yours.shared}'s own, "
-                               f"not copies: changing the answer would change "
-                               f"{yours.shared}" + _named(key), key)
+        return Result("wrong", f"{call}\n{name} returned some of the very lists it was given "
+                               f"as {yours.shared}, not copies of them" + _named(key), key)
     if yours.error is not None:
         key = recognise(exercise, args, yours, path, passed)
         where = f"your {yours.line}" if yours.line else "a line of minipe that it called"
