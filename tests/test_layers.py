@@ -81,8 +81,12 @@ def _finite_differences(model: TinyModel, every: int | None, **given: Any) -> No
                 name, i, j, gradients[name][i, j], slope)
 
 
-@pytest.mark.parametrize("norm", [None, "layer", "rms"])
-@pytest.mark.parametrize("positions", KINDS)
+NORMS = (None, "layer", "rms")
+GRID = [pytest.param(positions, norm, marks=() if k % 3 == n else pytest.mark.slow)
+        for k, positions in enumerate(KINDS) for n, norm in enumerate(NORMS)]  # a third quick
+
+
+@pytest.mark.parametrize(("positions", "norm"), GRID)
 def test_a_two_layer_blocks_gradients_match_finite_differences(positions: str,
                                                                norm: str | None) -> None:
     """Every table of a 2-layer block with MLPs, 2 heads, a padded batch: a number of each."""

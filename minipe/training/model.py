@@ -87,7 +87,10 @@ class TinyModel:
     read any length whose n x n weights fit in memory). A model never changes:
     training and stretching RoPE make new ones (`with_parameters`, `with_frequencies`).
     num_heads cuts d_model into heads (the tables stay the same); RoPE turns the
-    first rotary_fraction of each head's columns.
+    first rotary_fraction of each head's columns. num_layers > 1, mlp=True or a norm
+    ("layer", "rms") make a block model (minipe/training/layers.py): layers of heads, and
+    of MLPs, each adding to a residual stream; `residuals` and `attention_weights` read
+    it, layer by layer.
 
     The tables, RoPE's theta_i and scale and ALiBi's slopes are part of the
     value: `dataclasses.replace(trained, causal=False)` keeps what training

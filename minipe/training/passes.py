@@ -31,6 +31,7 @@ looked up at once (E.take), so that x W_q for all of them is one matmul and
 RoPE turns all their rows at once; attention runs sequence by sequence and
 head by head (minipe/training/heads.py cuts and joins the heads).
 Training (minipe/training/lab.py) repeats: loss and gradients, then Adam.
+A block model's passes (layers, norms, MLPs) are minipe/training/layers.py's.
 """
 
 from __future__ import annotations
