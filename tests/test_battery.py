@@ -49,6 +49,7 @@ from minipe.positional import sinusoidal_rows
 from minipe.relative import alibi_bias_at
 from minipe.rotary import rotary_thetas
 from minipe.tokenizer import pad_rows, tokenize
+from minipe.training.probe import fit_probe
 
 
 class Case(NamedTuple):
@@ -390,6 +391,14 @@ CASES: list[Case] = [
     Case(rms_norm, ("x", [1.0] * 4), {}, TypeError, "x"),
     Case(rms_norm, (X, [1.0] * 3), {}, ShapeError, "weight"),
     Case(rms_norm, (X, [1.0] * 4), {"eps": 0.0}, ValueError, "eps"),
+    # Chapter 10, part 3: the probe
+    *wrong_lists(fit_probe, {}, "sequences"),
+    Case(fit_probe, ([],), {}, ValueError, "sequences"),
+    Case(fit_probe, ([X, None],), {}, TypeError, "sequences"),
+    Case(fit_probe, ([X, Matrix([[1.0]])],), {}, ValueError, "sequences"),
+    *wrong_numbers(fit_probe, {"sequences": [X]}, "ridge"),
+    Case(fit_probe, ([X],), {"ridge": 0.0}, ValueError, "ridge"),
+    Case(fit_probe([X]).accuracy, ([Matrix([[1.0]])],), {}, ValueError, "rows of 4"),
     # Appendix C: the numbers a GPU stores
     Case(round_to, (None, "float16"), {}, TypeError, "x"),
     Case(round_to, (1.0, "float8"), {}, ValueError, "dtype"),
@@ -549,6 +558,7 @@ ALIASES: list[Alias] = [
     Alias(gelu, (X,)),
     Alias(layer_norm, (X, [1.0, 2.0, 1.0, 0.5], [0.0, 0.5, 0.0, 1.0])),
     Alias(rms_norm, (X, [1.0, 2.0, 1.0, 0.5])),
+    Alias(fit_probe, ([X, X],)),
     Alias(round_to, (0.1, "bfloat16")),
     Alias(distinct_positions, (300, "bfloat16")),
     Alias(largest_exact_integer, ("float16",)),

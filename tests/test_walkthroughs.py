@@ -34,7 +34,7 @@ WALKTHROUGHS = ROOT / "walkthroughs"
 WIDTH = 80
 PROMPT = "press Enter for the next stage"
 ANSWER_PROMPT = "then press Enter for the answer"
-TRAINING = {"07", "15", "16", "18", "19", "20", "21", "24"}  # the lessons that train: 1.5-6 s
+TRAINING = {"07", "15", "16", "18", "19", "20", "21", "24", "27"}  # the lessons that train: 1.5-16 s
 
 
 def _each(paths: list[Path]) -> list[object]:
@@ -338,6 +338,12 @@ KEY_NUMBERS: dict[str, list[str]] = {
         # gpt-neox issue 1003: theta_1 at d = 32 in float16 (2,048 steps in [0.5, 1)) is 0.5625;
         # 1,857 x 0.5625 = 1,044.56, and float16 keeps integers in [1024, 2048)
         f"float16 {round(1857 * round(2048 * 10000 ** (-2 / 32)) / 2048)}",
+    ],
+    "27_where_positions_live.py": [
+        f"1/16 = {1 / 16}",  # chance at T 16: 0.0625
+        f"1/8 = {1 / 8}",  # chance at T 8: 0.125
+        f"0.02 sqrt(96) = {0.02 * math.sqrt(96):.3f}",  # 0.196: U(-a, a) to std 0.02
+        f"sqrt(32) = {math.sqrt(32):.3f}",  # a LayerNorm'd row of 32 numbers: 5.657
     ],
 }
 

@@ -24,7 +24,8 @@ from minipe.training.generation import KVCache, evict, next_logits
 from minipe.training.model import Backprop, TinyModel
 from minipe.training.lab import (TASKS, WORDS, TrainingDiverged, TrainingResult, accuracy,
                                  task_batch, train)
+from minipe.training.probe import Probe, fit_probe
 
-__all__ = ["IGNORE", "TASKS", "WORDS", "Backprop", "KVCache", "TinyModel", "TrainingDiverged",
-           "TrainingResult", "accuracy", "evict", "gelu", "layer_norm", "next_logits", "rms_norm",
-           "task_batch", "train"]
+__all__ = ["IGNORE", "TASKS", "WORDS", "Backprop", "KVCache", "Probe", "TinyModel",
+           "TrainingDiverged", "TrainingResult", "accuracy", "evict", "fit_probe", "gelu",
+           "layer_norm", "next_logits", "rms_norm", "task_batch", "train"]
