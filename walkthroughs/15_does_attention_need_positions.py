@@ -274,7 +274,7 @@ if __name__ == "__main__":
                           else accuracy(model, "previous-token"))
 
     def each(values: dict[tuple[float, int], float], m: float, digits: int) -> str:
-        """One slope's shares on every seed: '87.9/ 86.6/ 87.1%' (digits=1), '26/25/26%'."""
+        """One slope's shares on every seed: '87.9/86.6/87.1%' (digits=1), '26/25/26%'."""
         width = 3 + digits if digits else 2
         return "/".join(f"{values[m, seed] * 100:{width}.{digits}f}" for seed in SEEDS) + "%"
 
@@ -287,12 +287,12 @@ if __name__ == "__main__":
     lesson.check("each slope's weights by distance add up to 1",
                  all(math.isclose(own[run] + back[run] + leak[run], 1.0, abs_tol=1e-9)
                      for run in own))
-    print("On every seed, m = 1/2 leaks a third of the weight to d >= 2, m = 2 and")
-    print("m = 8 under an eighth. m = 2 puts more on d = 1 than m = 1/2 and learns")
-    lesson.check("on every seed m = 1/2 leaks a quarter or more to d >= 2, m = 2 and m = 8 "
-                 "under an eighth", all(leak[lab_m, seed] >= 0.25
-                                        and max(leak[2.0, seed], leak[8.0, seed]) < 0.125
-                                        for seed in SEEDS))
+    print("On every seed, m = 1/2 leaks 30% or more of the weight to d >= 2, m = 2")
+    print("and m = 8 under an eighth. m = 2 puts more on d = 1 than m = 1/2 and learns")
+    lesson.check("on every seed m = 1/2 leaks 30% or more to d >= 2, m = 2 and m = 8 under "
+                 "an eighth", all(leak[lab_m, seed] >= 0.30
+                                  and max(leak[2.0, seed], leak[8.0, seed]) < 0.125
+                                  for seed in SEEDS))
     print("the task (95% or more at T). m = 8 keeps more on the own token than m = 2")
     lesson.check("on every seed m = 2 puts more on d = 1 than m = 1/2, and learns "
                  "previous-token at T (95% or more)",
