@@ -38,7 +38,7 @@ import functools
 import math
 import random
 import sys
-from collections.abc import Iterable  # isinstance: quicker than typing's
+from collections.abc import Iterable, Mapping, Set as AbstractSet  # isinstance: quicker
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -252,6 +252,9 @@ class SingleHeadAttention:
 def _checked_scores(values: Iterable[float]) -> Vector:
     """softmax's values as a Vector: numbers (no NaN), at least one."""
     check_type(values, Iterable, "softmax needs a list of numbers or a Vector")
+    if isinstance(values, (AbstractSet, Mapping)):
+        raise TypeError(f"softmax needs its numbers in order, as a list or a Vector; a "
+                        f"{type(values).__name__} keeps no order of its own")
     x = values if isinstance(values, Vector) else list(values)
     if not x:
         raise ValueError("softmax needs at least one value, got none")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Iterable  # isinstance: quicker than typing's
+from collections.abc import Iterable, Mapping, Set as AbstractSet  # isinstance: quicker
 from dataclasses import dataclass
 from typing import Any, Iterator, Union
 
@@ -105,8 +105,10 @@ Array = Union[Vector, Matrix, Batch]
 
 def _checked_matrices(matrices: object) -> tuple[Matrix, ...]:
     """The matrices of a Batch, all of one shape; a sentence naming the first bad one."""
-    if isinstance(matrices, (str, bytes)) or not isinstance(matrices, Iterable):
-        raise TypeError(f"Batch needs a list of matrices, got {type(matrices).__name__}")
+    if isinstance(matrices, (str, bytes, AbstractSet, Mapping)) or not isinstance(matrices,
+                                                                               Iterable):
+        raise TypeError(f"Batch needs a list of matrices, in order, got "
+                        f"{type(matrices).__name__}")
     listed = list(matrices)
     if not listed:
         raise ValueError("Batch needs at least one matrix")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Iterable  # isinstance: quicker than typing's
+from collections.abc import Iterable, Mapping, Set as AbstractSet  # isinstance: quicker
 from typing import Any, Sequence, TypeVar
 
 from minipe.checks import ShapeError
@@ -33,8 +33,8 @@ def checked_rows(rows: object, what: str) -> Rows:
     ints become floats. The constructors call this only for rows that their
     quick look at C speed (minipe/arrays/matrix.py's float_rows) did not pass.
     """
-    if isinstance(rows, (str, bytes)) or not isinstance(rows, Iterable):
-        raise TypeError(f"{what} must be a list of rows, got {type(rows).__name__}")
+    if isinstance(rows, (str, bytes, AbstractSet, Mapping)) or not isinstance(rows, Iterable):
+        raise TypeError(f"{what} must be a list of rows, in order, got {type(rows).__name__}")
     listed = list(rows)
     if not listed:
         raise ValueError(f"{what} has no rows; it needs at least one")
