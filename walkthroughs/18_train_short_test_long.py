@@ -91,7 +91,7 @@ if __name__ == "__main__":
     lesson = Lesson(__doc__)
     lesson.stage("Train two RoPE heads at T = 8: d = 8, 8 token kinds, base 10000")
 
-    steps, batch_size = 150, 4
+    steps, batch_size = 130, 4  # every claim holds at 120-135 and 145-150; at 140, stage 5's fails
     print(f"{steps} steps x {batch_size} sequences, from seeds {', '.join(map(str, SEEDS))} "
           f"(the seed draws the tables")
     print("and the batches). The tables below are seed 0's; each claim is checked on all:")
