@@ -34,7 +34,8 @@ WALKTHROUGHS = ROOT / "walkthroughs"
 WIDTH = 80
 PROMPT = "press Enter for the next stage"
 ANSWER_PROMPT = "then press Enter for the answer"
-TRAINING = {"07", "15", "16", "18", "19", "20", "21", "24", "27"}  # the lessons that train: 1.5-16 s
+# the lessons that train: 1.5-16 s
+TRAINING = {"07", "15", "16", "18", "19", "20", "21", "24", "27", "28"}
 
 
 def _each(paths: list[Path]) -> list[object]:
@@ -344,6 +345,11 @@ KEY_NUMBERS: dict[str, list[str]] = {
         f"1/8 = {1 / 8}",  # chance at T 8: 0.125
         f"0.02 sqrt(96) = {0.02 * math.sqrt(96):.3f}",  # 0.196: U(-a, a) to std 0.02
         f"sqrt(32) = {math.sqrt(32):.3f}",  # a LayerNorm'd row of 32 numbers: 5.657
+    ],
+    "28_induction_heads.py": [
+        f"1/8 = {1 / 8}",  # chance over 8 token kinds: 0.125
+        "d_model = 8 + 8 + 8",  # the hand-set circuit: token, position, previous token
+        "gives 1/5 to 1/7",  # an even spread over i + 1 keys at i = 4, 5, 6
     ],
 }
 
