@@ -9,8 +9,9 @@ parametrized test runs them all. To cover a new public function, add rows:
 or, for one argument given each wrong value a size can be (None, "3", 3.0, True,
 a dict, -1), `*wrong_sizes(sinusoidal_encoding, {"num_positions": 4, "d_model": 8},
 "d_model")`. A size past memory must be refused at the door with an estimate (a
-ValueError saying what it "would hold"), never attempted: the sizes here are so big
-(10**9 and more) that an attempt would run out of memory or hang, not pass.
+ValueError saying what it "would hold", naming the call and its sizes), never attempted:
+the sizes here are so big (10**9 and more) that an attempt would run out of memory or
+hang, not pass.
 
 A second table, ALIASES, holds calls that must succeed; the test checks that the
 call changes none of its arguments, that changing the lists passed in afterwards
@@ -113,7 +114,7 @@ ATTENTION = SingleHeadAttention(4, 4)
 ROTARY = RotaryAttention(4, 4)
 MODEL = TinyModel(6, 4, 8)
 TASK = "previous-token"  # one of minipe.TASKS
-EMPTY_CACHE = KVCache([Matrix([[0.0] * 4])], [Matrix([[0.0] * 4])])  # one head, one token
+ONE_TOKEN_CACHE = KVCache([Matrix([[0.0] * 4])], [Matrix([[0.0] * 4])])  # one head, one token
 
 CASES: list[Case] = [
     # Appendix A, B: arrays
@@ -464,16 +465,17 @@ CASES: list[Case] = [
                "seq_len with an estimate (not run: it would run out of memory)"),
     Case(task_batch, (TASK, 6, 4, 2), {"k": -1}, ValueError, "k"),
     Case(KVCache, ({X}, {X}), {}, TypeError, "keys"),
-    Case(evict, (MODEL, EMPTY_CACHE), {"sinks": 0, "window": 0}, ValueError, "window"),
+    Case(evict, (MODEL, ONE_TOKEN_CACHE), {"sinks": 0, "window": 0}, ValueError, "window"),
     Case(KVCache, (None, None), {}, TypeError, "keys"),
     Case(KVCache, ([X], [Matrix([[1.0]])]), {}, ValueError, "values"),
-    Case(next_logits, (MODEL, EMPTY_CACHE, 6), {}, IndexError, "token_id"),
+    Case(next_logits, (MODEL, ONE_TOKEN_CACHE, 6), {}, IndexError, "token_id"),
     Case(next_logits, (MODEL, None, 0), {}, TypeError, "cache"),
-    Case(next_logits, (MODEL, EMPTY_CACHE, -1), {}, IndexError, "token_id"),
-    Case(evict, (None, EMPTY_CACHE), {"sinks": 1, "window": 1}, TypeError, "model"),
-    *wrong_sizes(evict, {"model": MODEL, "cache": EMPTY_CACHE, "window": 1}, "sinks", minimum=0),
-    Case(evict, (MODEL, EMPTY_CACHE), {"sinks": -1, "window": 2}, ValueError, "sinks"),
-    Case(evict, (MODEL, EMPTY_CACHE), {"sinks": 1, "window": None}, TypeError, "window"),
+    Case(next_logits, (MODEL, ONE_TOKEN_CACHE, -1), {}, IndexError, "token_id"),
+    Case(evict, (None, ONE_TOKEN_CACHE), {"sinks": 1, "window": 1}, TypeError, "model"),
+    *wrong_sizes(evict, {"model": MODEL, "cache": ONE_TOKEN_CACHE, "window": 1}, "sinks",
+                 minimum=0),
+    Case(evict, (MODEL, ONE_TOKEN_CACHE), {"sinks": -1, "window": 2}, ValueError, "sinks"),
+    Case(evict, (MODEL, ONE_TOKEN_CACHE), {"sinks": 1, "window": None}, TypeError, "window"),
     Case(gelu, ([[1.0]],), {}, TypeError, "x"),
     Case(layer_norm, (X, [1.0] * 4, [0.0] * 3), {}, ShapeError, "bias"),
     *wrong_lists(layer_norm, {"x": X, "bias": [0.0] * 4}, "weight"),
