@@ -13,6 +13,11 @@ import pytest
 
 import dataclasses
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
 
 from minipe import KVCache, Matrix, TinyModel, Vector, allclose, apply_rotary, evict
 from minipe.training.generation import EMPTY, next_logits
@@ -314,3 +319,44 @@ def test_a_cache_refuses_another_models_hands() -> None:
         next_logits(one_layer, cache, 2)
     with pytest.raises(ValueError, match=r"the model has 4 \(2 layers of 2\) of head_dim=2"):
         next_logits(model, next_logits(one_layer, EMPTY, 1)[1], 2)
+
+
+SAVE = """
+import pickle, sys
+from minipe import TinyModel
+from minipe.training.generation import EMPTY, next_logits
+model = TinyModel(7, 4, 16, positions="rope", num_heads=2, num_layers=2, norm="layer")
+saved = pickle.dumps(model)  # the model first, before any token asked its mark
+cache = EMPTY
+for token_id in (4, 1, 1):
+    logits, cache = next_logits(model, cache, token_id)
+with open(sys.argv[1], "wb") as file:
+    pickle.dump((saved, cache, next_logits(model, cache, 2)[0]), file)
+"""
+
+LOAD = """
+import pickle, sys
+from minipe import TinyModel
+from minipe.training.generation import next_logits
+with open(sys.argv[1], "rb") as file:
+    saved, cache, expected = pickle.load(file)
+model = pickle.loads(saved)
+again = TinyModel(7, 4, 16, positions="rope", num_heads=2, num_layers=2, norm="layer")
+assert next_logits(model, cache, 2)[0] == expected, "the loaded model"
+assert next_logits(again, cache, 2)[0] == expected, "the same model made again"
+print("served")
+"""
+
+
+def test_a_model_and_its_cache_match_in_another_process(tmp_path: Any) -> None:
+    """The mark is made from the settings and the numbers, not hash() (whose strings are
+    salted per process): a cache filled in one process serves the model loaded, or made
+    again, in another, each with its own PYTHONHASHSEED."""
+    root = Path(__file__).resolve().parent.parent
+    saved = tmp_path / "model_and_cache.pickle"
+    for code, seed in ((SAVE, "1"), (LOAD, "2")):
+        environment = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)}
+        done = subprocess.run([sys.executable, "-c", code, str(saved)], cwd=root, env=environment,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+    assert done.stdout == "served\n"

@@ -24,6 +24,7 @@ Left out: dropout, biases in the matrices, an output projection W_o after the he
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
 import random
 from dataclasses import dataclass, field
@@ -193,9 +194,20 @@ class TinyModel:
 
     @cached_property
     def cache_mark(self) -> int:
-        """The mark this model leaves on the caches it fills (its hash: equal models, equal
-        marks), so that next_logits and evict refuse another model's cache."""
-        return hash(self)
+        """The mark this model leaves on the caches it fills, so that next_logits and evict
+        refuse another model's cache: equal models, equal marks, in every process. It is
+        made from the settings and every table's numbers written out, not from hash(),
+        which salts a string differently in each process (PYTHONHASHSEED): a model and
+        its cache pickled and loaded elsewhere still match."""
+        assert self.weights is not None  # __post_init__ fills it
+        settings = (self.vocab_size, self.d_model, self.context_length, self.positions,
+                    self.causal, self.base, self.num_heads, self.rotary_fraction,
+                    self.num_layers, self.mlp, self.norm, self.attention_scale,
+                    self.frequencies.values if self.frequencies is not None else None,
+                    tuple(self.alibi_slopes) if self.alibi_slopes is not None else None)
+        tables = [(name, self.weights[name].rows) for name in sorted(self.weights)]
+        text = repr((settings, tables)).encode()  # a float's repr gives back that float
+        return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big")
 
     def with_parameters(self, parameters: Mapping[str, Matrix]) -> TinyModel:
         """A new model with the same settings and these tables (names and shapes as now)."""
@@ -302,8 +314,12 @@ class TinyModel:
         return generate_greedy(self, list(ids), count, use_cache=use_cache)
 
     def __getstate__(self) -> dict[str, Any]:
-        """For pickle and deepcopy: the tables as a dict (a read-only view cannot be pickled)."""
-        return {**self.__dict__, "weights": self.parameters()}
+        """For pickle and deepcopy: the fields, the tables as a dict (a read-only view
+        cannot be pickled); not what cached_property kept (token_columns, cache_mark), which
+        the copy makes again from its tables when asked."""
+        fields = {field.name for field in dataclasses.fields(self)}
+        return {name: value for name, value in self.__dict__.items() if name in fields} | {
+            "weights": self.parameters()}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state, weights=MappingProxyType(state["weights"]))
