@@ -269,7 +269,7 @@ class TinyModel:
         """
         result = self.backprop(inputs, targets, attention_mask=attention_mask,
                                position_ids=position_ids)
-        return result.loss, result.gradients
+        return result.loss, dict(result.gradients)  # a dict of the caller's own
 
     def backprop(self, inputs: Sequence[int] | Sequence[Sequence[int]],
                  targets: Sequence[int] | Sequence[Sequence[int]], *,

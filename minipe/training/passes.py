@@ -38,7 +38,8 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from types import MappingProxyType
+from typing import Mapping, NamedTuple, Protocol, Sequence
 
 from minipe.arrays import Matrix
 from minipe.training.gradients import (broadcast_backward, cross_entropy, lookup_backward,
@@ -62,18 +63,34 @@ class Model(HeadSettings, Protocol):
     def parameters(self) -> dict[str, Matrix]: ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Backprop:
     """One batch through the model and back.
 
     loss        the mean cross-entropy over every target that is not -100
-    gradients   dloss/dW for every parameter, named as in `parameters()`
-    d_inputs    dloss/dx for each sequence, (n, d_model): x = E[ids] + P
+    gradients   dloss/dW for every parameter, named as in `parameters()` (read-only)
+    d_inputs    dloss/dx for each sequence, (n, d_model): x = E[ids] + P (a tuple)
+
+    What it hands out cannot change it: the gradients are a read-only view of its own
+    dict, d_inputs a tuple, every table an immutable Matrix (`dict(result.gradients)`
+    is a dict of one's own to change).
     """
 
     loss: float
-    gradients: dict[str, Matrix]
-    d_inputs: list[Matrix]
+    gradients: Mapping[str, Matrix]
+    d_inputs: Sequence[Matrix]  # kept as a tuple
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "gradients", MappingProxyType(dict(self.gradients)))
+        object.__setattr__(self, "d_inputs", tuple(self.d_inputs))
+
+    def __reduce__(self) -> tuple[type[Backprop], tuple[float, dict[str, Matrix],
+                                                         Sequence[Matrix]]]:
+        return (Backprop, (self.loss, dict(self.gradients), self.d_inputs))  # for pickle
+
+    def __repr__(self) -> str:
+        return (f"Backprop(loss={self.loss:.6g}, gradients={sorted(self.gradients)}, "
+                f"d_inputs={len(self.d_inputs)})")
 
 
 # Forward: the lines of the module docstring, for a batch of sequences
