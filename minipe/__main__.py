@@ -113,7 +113,9 @@ def train_parser() -> argparse.ArgumentParser:
                         "(default: learned)")
     parser.add_argument("--task", choices=TASKS, default="previous-token",
                         help="previous-token: predict the token before; copy-back: the token "
-                        "K back; who-bites-whom: in 'a man bites a dog who?', predict the "
+                        "K back; induction: a stretch of tokens comes twice in a row, at a "
+                        "drawn place: in the repeat, predict the next token from the first "
+                        "copy; who-bites-whom: in 'a man bites a dog who?', predict the "
                         "subject (default: previous-token)")
     parser.add_argument("--steps", type=count, default=300, help="training steps (default: 300)")
     parser.add_argument("--batch-size", type=count, default=8,
@@ -121,13 +123,14 @@ def train_parser() -> argparse.ArgumentParser:
     parser.add_argument("--learning-rate", type=rate, default=0.05,
                         help="Adam's step size (default: 0.05)")
     parser.add_argument("--seq-len", type=count, default=None, metavar="T",
-                        help="training length T, at least 2 (previous-token) or K + 1 "
-                        "(copy-back); also the learned table's rows (default: 8; "
+                        help="training length T, at least 2 (previous-token), K + 1 "
+                        "(copy-back) or 4 (induction); also the learned table's rows (default: 8; "
                         "who-bites-whom's sentences have 6 tokens)")
     parser.add_argument("--d-model", type=count, default=8, help="width of every vector; "
                         "even for rope (default: 8)")
     parser.add_argument("--vocab-size", type=count, default=None,
-                        help=f"token kinds for previous-token and copy-back (default: 5; "
+                        help=f"token kinds for previous-token, copy-back and induction "
+                        f"(default: 5; "
                         f"who-bites-whom uses its {len(WORDS)} words)")
     parser.add_argument("--k", type=count, default=None,
                         help="copy-back's distance, less than T (default: 2; only --task "
@@ -164,8 +167,9 @@ def train_command(argv: list[str]) -> int:
                      f"{args.positions} does not use it")
     for option, given in (("--seq-len", args.seq_len), ("--vocab-size", args.vocab_size)):
         if given is not None and args.task == "who-bites-whom":
-            parser.error(f"{option} is for previous-token and copy-back; who-bites-whom's "
-                         f"sentences are fixed: 6 tokens of its {len(WORDS)} words")
+            parser.error(f"{option} is for previous-token, copy-back and induction; "
+                         f"who-bites-whom's sentences are fixed: 6 tokens of its "
+                         f"{len(WORDS)} words")
     args.k = 2 if args.k is None else args.k
     args.base = 10000.0 if args.base is None else args.base
     vocab_size = len(WORDS) if args.task == "who-bites-whom" else args.vocab_size or 5

@@ -61,10 +61,10 @@ def test_the_command_trains_and_reports_t_and_2t() -> None:
     (["--learning-rate", "0"], "argument --learning-rate: must be a number > 0 such as 0.05"),
     (["--learning-rate", "inf"], "argument --learning-rate: must be a number > 0"),
     (["--seq-len", "0"], "argument --seq-len: must be >= 1, got 0"),
-    (["--task", "who-bites-whom", "--seq-len", "12"], "--seq-len is for previous-token and "
-     "copy-back; who-bites-whom's sentences are fixed: 6 tokens of its"),
-    (["--task", "who-bites-whom", "--vocab-size", "5"], "--vocab-size is for previous-token "
-     "and copy-back; who-bites-whom's sentences are fixed"),
+    (["--task", "who-bites-whom", "--seq-len", "12"], "--seq-len is for previous-token, "
+     "copy-back and induction; who-bites-whom's sentences are fixed: 6 tokens of its"),
+    (["--task", "who-bites-whom", "--vocab-size", "5"], "--vocab-size is for previous-token, "
+     "copy-back and induction; who-bites-whom's sentences are fixed"),
     (["--layers", "0"], "argument --layers: must be >= 1, got 0"),
     (["--layers", "two"], "argument --layers: "),
     (["--norm", "batch"], "argument --norm: invalid choice: 'batch' (choose from 'layer', "
@@ -92,6 +92,17 @@ def test_the_command_trains_a_block_model(capsys: pytest.CaptureFixture[str]) ->
     assert "--norm {layer,rms}" in helped and "--mlp after each layer's heads, an MLP" in helped
 
 
+def test_the_command_trains_two_layers_on_induction(capsys: pytest.CaptureFixture[str]) -> None:
+    """--task induction is listed in --help and trains: T 8, so 2T reads 16 tokens."""
+    assert main(["train", "--task", "induction", "--layers", "2", "--steps", "2",
+                 "--positions", "rope"]) == 0
+    said = capsys.readouterr().out.splitlines()
+    assert said[1].startswith("task induction: 2 steps x 8 sequences of T = 8")
+    assert said[-1].startswith("at 2T = 16: ")
+    helped = " ".join(train_parser().format_help().split())
+    assert "induction: a stretch of tokens comes twice in a row" in helped
+
+
 def test_a_diverging_run_names_the_option_to_change(capsys: pytest.CaptureFixture[str]) -> None:
     """The lab's sentence in the command's words: --learning-rate, and no "model you passed
     in" (the command's user passed none). 1e6: the loss is past 100 ln 5 at step 2."""
@@ -105,17 +116,22 @@ def test_a_diverging_run_names_the_option_to_change(capsys: pytest.CaptureFixtur
 
 def test_a_run_that_would_take_days_stops_after_its_first_step(
         capsys: pytest.CaptureFixture[str]) -> None:
-    """The first step's time times --steps: 10^9 steps of at least 1 ms each are over
-    11 days, refused with the estimate (a usage error, status 2)."""
+    """The first step's time times --steps: 10^8 steps of at least 1 ms each are over
+    a day, refused with the estimate (a usage error, status 2). 10^9 steps' losses alone
+    would not fit in memory: train() refuses them before the first step."""
     with pytest.raises(SystemExit) as usage:
-        main(["train", "--steps", "1000000000"])
+        main(["train", "--steps", "100000000"])
     assert usage.value.code == 2
     said = capsys.readouterr().err
-    days = re.search(r"--steps 1,000,000,000 would take about ([\d,]+) days at (\d+) ms a step",
+    days = re.search(r"--steps 100,000,000 would take about ([\d,]+) days at (\d+) ms a step",
                      said)
     assert days is not None, said
-    assert int(days.group(1).replace(",", "")) >= 11 and int(days.group(2)) >= 1
+    assert int(days.group(1).replace(",", "")) >= 1 and int(days.group(2)) >= 1
     assert "try --steps 300" in said
+    with pytest.raises(SystemExit):
+        main(["train", "--steps", "1000000000"])
+    assert "train(steps=1,000,000,000)'s losses, one number a step, would hold" in (
+        capsys.readouterr().err)
 
 
 def test_a_misspelt_command_or_an_unquoted_sentence_gets_a_note(

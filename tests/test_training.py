@@ -15,7 +15,8 @@ import random
 import pytest
 from commands import ROOT
 
-from minipe import Matrix, TinyModel, Vector, accuracy, allclose, task_batch, train
+from minipe import (Matrix, TinyModel, TrainingResult, Vector, accuracy, allclose, task_batch,
+                    train)
 
 KINDS = ("none", "learned", "sinusoidal", "rope", "alibi")
 
@@ -334,6 +335,37 @@ def test_a_learned_table_cannot_read_past_its_rows() -> None:
         accuracy(model, "previous-token", seq_len=16)
     assert model.logits([0] * 8).shape == (8, 5)
     assert TinyModel(5, 4, 8, positions="rope").logits([0] * 32).shape == (32, 5)
+
+
+def test_an_induction_batch_repeats_a_stretch_and_asks_the_token_after_its_copy() -> None:
+    """Seed 0's sequence, worked by hand: 0 2 3 at 1..3 comes again at 4..6; at 4 (a 0) the
+    next token is the one after the earlier 0, a 2; at 5 (a 2), a 3; at 6 the repeat's last
+    token, whose next is not part of it, and everywhere else, nothing is asked (-100)."""
+    inputs, targets = task_batch("induction", 6, 8, 1, seed=0)
+    assert inputs == [[3, 0, 2, 3, 0, 2, 3, 1]]
+    assert targets == [[-100, -100, -100, -100, 2, 3, -100, -100]]
+    inputs, targets = task_batch("induction", 16, 12, 50, seed=3)
+    assert len(inputs) == len(targets) == 50
+    for ids, wanted in zip(inputs, targets):  # the rule, read off each sequence
+        assert len(ids) == len(wanted) == 12 and all(0 <= t < 16 for t in ids)
+        asked = [i for i, t in enumerate(wanted) if t != -100]
+        length = len(asked) + 1  # the repeat's L: L - 1 of its tokens are asked
+        start = asked[0] - length  # where the first copy begins
+        assert 2 <= length <= 6 and start >= 0 and asked == list(range(asked[0], asked[-1] + 1))
+        assert ids[start:start + length] == ids[start + length:start + 2 * length]
+        assert len(set(ids[start:start + length])) == length  # L different tokens
+        assert all(wanted[i] == ids[i + 1] == ids[i + 1 - length] for i in asked)
+    with pytest.raises(ValueError, match="seq_len must be at least 4, got 3"):
+        task_batch("induction", 6, 3, 1)
+
+
+def test_training_result_keeps_its_losses_whatever_list_it_was_given() -> None:
+    """A TrainingResult made from a list holds a tuple of its own: changing the list later
+    changes neither its losses nor what its repr prints."""
+    given = [2.0, 1.0]
+    result = TrainingResult(TinyModel(5, 4, 4), given, "previous-token", 4)  # type: ignore[arg-type]
+    given[1] = 99.0
+    assert result.losses == (2.0, 1.0) and repr(result).endswith("loss 2 -> 1)")
 
 
 def test_a_batch_too_big_for_memory_is_refused_before_the_first_step() -> None:

@@ -1,10 +1,13 @@
 """Chapter 10, part 2 - the lab: tasks that need positions, Adam, and `train`.
 
-Three tasks, each a seeded generator of (inputs, targets) batches:
+Four tasks, each a seeded generator of (inputs, targets) batches:
 
     "previous-token"   the target at position i is the token at i - 1
                        (position 0 has none: its target is -100, skipped)
     "copy-back"        the target at i is the token at i - k, for i >= k
+    "induction"        random tokens in which a stretch of 2 or more comes
+                       twice in a row, at a drawn place and length: the target
+                       at i, in the repeat, is the token after i's earlier copy
     "who-bites-whom"   "a man bites a dog who?": the target, at "who?", is the
                        subject. Lecture 000's sentence and its kin.
 
@@ -40,7 +43,7 @@ from minipe.checks import (check_choice, check_table_size, check_type, checked_n
 from minipe.training.gradients import IGNORE
 from minipe.training.model import TinyModel
 
-TASKS = ("previous-token", "copy-back", "who-bites-whom")
+TASKS = ("previous-token", "copy-back", "induction", "who-bites-whom")
 NOUNS = ("man", "dog", "cat", "fox")
 VERBS = ("bites", "sees", "chases")
 WORDS = ("a",) + NOUNS + VERBS + ("who?",)  # who-bites-whom's vocabulary: ID = index
@@ -58,6 +61,9 @@ class TrainingResult:
     task: str
     seq_len: int  # T, the length of every training sequence
 
+    def __post_init__(self) -> None:  # a tuple of its own: no list a caller holds moves it
+        object.__setattr__(self, "losses", tuple(self.losses))
+
     def __repr__(self) -> str:
         return (f"TrainingResult({self.model!r}, task={self.task!r}, steps={len(self.losses)}, "
                 f"loss {self.losses[0]:.4g} -> {self.losses[-1]:.4g})")
@@ -73,7 +79,7 @@ def task_batch(task: str, vocab_size: int, seq_len: int, batch_size: int, *,
     The targets are the inputs moved one place right; the first has no token
     before it, so it is -100.
     """
-    _check_task(task, vocab_size, seq_len, k, batch_size=batch_size, seed=seed)
+    _check_batch(task, vocab_size, seq_len, k, batch_size, seed)
     return _make_batch(task, vocab_size, seq_len, batch_size, random.Random(seed), k)
 
 
@@ -86,6 +92,8 @@ def _make_batch(task: str, vocab_size: int, seq_len: int, batch_size: int,
             verb = rng.randrange(1 + len(NOUNS), 1 + len(NOUNS) + len(VERBS))
             ids = [0, subject, verb, 0, object_, len(WORDS) - 1]  # a S V a O who?
             wanted = [IGNORE] * 5 + [subject]  # only "who?" is asked: the subject
+        elif task == "induction":
+            ids, wanted = _repeated(vocab_size, seq_len, rng)
         else:
             back = 1 if task == "previous-token" else k  # the target at i is the token at i - back
             ids = [rng.randrange(vocab_size) for _ in range(seq_len)]
@@ -93,6 +101,23 @@ def _make_batch(task: str, vocab_size: int, seq_len: int, batch_size: int,
         inputs.append(ids)
         targets.append(wanted)
     return inputs, targets
+
+
+def _repeated(vocab_size: int, seq_len: int,
+              rng: random.Random) -> tuple[list[int], list[int]]:
+    """seq_len random tokens where a stretch of L different tokens comes twice in a row
+    (L drawn from 2 .. min(seq_len // 2, vocab_size), its start from 0 .. seq_len - 2 L);
+    the target at i in the repeat, but its last, is the next token: the one after i's
+    earlier copy, L back. Elsewhere -100: nothing there can be known."""
+    length = rng.randint(2, min(seq_len // 2, vocab_size))
+    start = rng.randint(0, seq_len - 2 * length)
+    stretch = rng.sample(range(vocab_size), length)
+    ids = [rng.randrange(vocab_size) for _ in range(seq_len)]
+    ids[start:start + 2 * length] = stretch + stretch
+    wanted = [IGNORE] * seq_len
+    for i in range(start + length, start + 2 * length - 1):
+        wanted[i] = ids[i + 1]  # = ids[i + 1 - length], after the earlier copy
+    return ids, wanted
 
 
 def step_numbers(model: TinyModel, T: int) -> int:
@@ -198,7 +223,7 @@ def accuracy(model: TinyModel, task: str, *, seq_len: int | None = None,
     seq_len defaults to the model's context_length; a learned table given a
     longer one refuses with a sentence, as its `logits` do.
     """
-    T = _checked_run(model, task, seq_len, k, samples=samples, seed=seed)
+    T = _checked_accuracy(model, task, seq_len, k, samples, seed)
     inputs, targets = _make_batch(task, model.vocab_size, T, samples, random.Random(seed), k)
     right = total = 0
     for ids, wanted in zip(inputs, targets):
@@ -218,6 +243,7 @@ def _checked_training(model: TinyModel, task: str, seq_len: int | None, k: int, 
     """_checked_run's, then a step that fits in memory, a learning rate > 0 and an on_step
     that can be called; T and the learning rate come back."""
     T = _checked_run(model, task, seq_len, k, steps=steps, batch_size=batch_size, seed=seed)
+    check_table_size(steps, f"train(steps={steps:,})'s losses, one number a step,")
     check_table_size(batch_size * step_numbers(model, T),
                      f"a training step of batch_size={batch_size:,} sequences of T = {T} "
                      f"tokens at d_model={model.d_model}")
@@ -228,6 +254,25 @@ def _checked_training(model: TinyModel, task: str, seq_len: int | None, k: int, 
         raise TypeError(f"on_step must be a function of (step, loss) or None, "
                         f"got {type(on_step).__name__}")
     return T, lr
+
+
+def _check_batch(task: str, vocab_size: int, seq_len: int, k: int, batch_size: int,
+                 seed: int) -> None:
+    """_check_task's, then a batch whose inputs and targets fit in memory."""
+    _check_task(task, vocab_size, seq_len, k, batch_size=batch_size, seed=seed)
+    check_table_size(2 * batch_size * seq_len, f"task_batch(batch_size={batch_size:,}, "
+                                               f"seq_len={seq_len:,})'s inputs and targets")
+
+
+def _checked_accuracy(model: TinyModel, task: str, seq_len: int | None, k: int, samples: int,
+                      seed: int) -> int:
+    """_checked_run's, then samples sequences, their targets and a forward pass over one of
+    them that fit in memory; T comes back."""
+    T = _checked_run(model, task, seq_len, k, samples=samples, seed=seed)
+    check_table_size(2 * samples * T + step_numbers(model, T),
+                     f"accuracy(samples={samples:,}, seq_len={T:,}): its sequences, their "
+                     f"targets and a forward pass over one")
+    return T
 
 
 def _checked_run(model: TinyModel, task: str, seq_len: int | None, k: int,
@@ -258,6 +303,10 @@ def _check_task(task: str, vocab_size: int, seq_len: int, k: int, **sizes: int) 
     if vocab_size < 2:  # who-bites-whom has its words; the other two draw token kinds
         raise ValueError(f"{task} needs vocab_size >= 2 token kinds, got {vocab_size}: with "
                          f"one kind every answer is that kind, and a guess is always right")
+    if task == "induction" and seq_len < 4:
+        raise ValueError(f"induction repeats a stretch of 2 or more tokens, and asks the "
+                         f"token after the repeat's first: seq_len must be at least 4, "
+                         f"got {seq_len}")
     back = {"previous-token": 1, "copy-back": k}.get(task, 0)
     if back >= seq_len:
         raise ValueError(f"{task} looks {back} token(s) back, so seq_len must be more than "
