@@ -29,7 +29,8 @@ CHAPTERS = ["tokenizer", "pretokenizer", "subword",  # 1, 1b
             "batches", "pipeline_trace", "pipeline", "pipeline_batch"]  # 1-9
 TRAINING = ["training.gradients", "training.block", "training.heads", "training.passes",
             "training.layers",
-            "training.checks", "training.generation", "training.model", "training.lab",
+            "training.checks", "training.cache", "training.generation", "training.model",
+            "training.lab",
             "training.probe", "training"]  # 10
 # the tools stand on everything above; no chapter imports them
 TOOLS = ["plot.colors", "plot.files", "plot.table", "plot.terminal", "plot.svg",

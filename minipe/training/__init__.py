@@ -9,6 +9,7 @@ the passes that chain them, then the model, then the lab that trains it.
     passes.py      the forward and backward passes of TinyModel, chained from the rules
     layers.py      the block: layers, norms and MLPs on a residual stream, forward and back
     checks.py      the model's door: what TinyModel accepts, and the sentences it says
+    cache.py       the KV cache: the keys and values kept, and the mark of its model
     generation.py  generating with a KV cache: one new token costs O(n d)
     model.py       TinyModel: embeddings + positions -> layers -> scores; backprop
     lab.py         tasks that need positions, Adam, train(); python -m minipe train
@@ -20,7 +21,8 @@ Importing it defines these names and does nothing else.
 
 from minipe.training.gradients import IGNORE
 from minipe.training.block import gelu, layer_norm, rms_norm
-from minipe.training.generation import KVCache, evict, next_logits
+from minipe.training.cache import KVCache
+from minipe.training.generation import evict, next_logits
 from minipe.training.model import Backprop, TinyModel
 from minipe.training.lab import (TASKS, WORDS, TrainingDiverged, TrainingResult, accuracy,
                                  task_batch, train)

@@ -16,10 +16,10 @@ Its logits are the last row of the whole sequence's forward pass, number for
 number (tests/test_generation.py). Without the cache the whole sequence runs
 again for every token: n rows of n scores each, O(n**2 d).
 
-The cache holds what it has checked: a new token adds its own key row and its
-value (V is kept as V^T, so that the query's output is one dot product of n per
-column) and reads no cached number again, so its cost grows with n only by the
-one score and the one weight of each cached key (benchmarks/bench_generate.py).
+The cache (minipe/training/cache.py) holds what it has checked: a new token adds
+its own key row and its value and reads no cached number again, so its cost grows
+with n only by the one score and the one weight of each cached key
+(benchmarks/bench_generate.py).
 
 A block model (minipe/training/layers.py) runs its row up the stack, and
 each layer keeps its own keys and values: layer l's heads' come after layer
@@ -39,13 +39,14 @@ stand at new positions, and RoPE's keys, stored turned, must be turned again.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Mapping, Protocol, Sequence
 
 from minipe.arrays import Matrix
 from minipe.arrays.vector import dots
 from minipe.checks import check_type, checked_size
 from minipe.training.block import gelu
+from minipe.training.cache import EMPTY as EMPTY, KVCache as KVCache  # re-exported
+from minipe.training.cache import filled
 from minipe.training.heads import alibi_at, position_rows, softmax_row, turned_at, turned_back
 from minipe.training.layers import BlockModel, is_plain, normed
 
@@ -81,47 +82,6 @@ def token_columns(weights: Mapping[str, Matrix], num_layers: int, plain: bool
     return tuple(layers), weights["W_out"].T.rows
 
 
-@dataclass(frozen=True, init=False)
-class KVCache:
-    """The keys (RoPE's already turned) and values of every token so far, per head.
-
-        keys[h]      (n, head_dim): row j is the key of the token at position j
-        values_T[h]  (head_dim, n): V^T, column j the value of the token at position j
-                     (a new query's output is V^T weights: one dot product of n per column)
-
-    A block model's cache holds every layer's heads, layer by layer: keys[l num_heads + h]
-    is layer l's head h.
-
-    `KVCache(keys, values)` checks what it is given, once (values[h] is (n, head_dim)
-    like the keys); next_logits and evict add or drop rows of a cache already checked,
-    so a token costs its own row, not a look at the n rows before it.
-    """
-
-    keys: tuple[Matrix, ...]
-    values_T: tuple[Matrix, ...]
-    filled_by: int | None  # the mark of the model that filled it (None: made by hand)
-
-    def __init__(self, keys: Sequence[Matrix], values: Sequence[Matrix]) -> None:
-        _check_cache(keys, values)
-        object.__setattr__(self, "keys", tuple(keys))
-        object.__setattr__(self, "values_T", tuple(V.T for V in values))  # (head_dim, n)
-        object.__setattr__(self, "filled_by", None)
-
-    @property
-    def values(self) -> tuple[Matrix, ...]:
-        """values[h] (n, head_dim): row j is the value of the token at position j."""
-        return tuple(V_T.T for V_T in self.values_T)
-
-    def __len__(self) -> int:
-        return len(self.keys[0]) if self.keys else 0  # n: the next token's position
-
-    def __repr__(self) -> str:
-        return f"KVCache(heads={len(self.keys)}, tokens={len(self)})"
-
-
-LARGEST_CACHED = 1e100  # a model's q is at most about d 1e60 (its weights at most 1e30)
-
-
 def next_logits(model: CachedModel, cache: KVCache, token_id: int) -> tuple[list[float], KVCache]:
     """Feed one token at position len(cache): its scores for the next token, and the cache
     with its keys and values added. Only its own row is computed, and only it is new in
@@ -152,7 +112,7 @@ def next_logits(model: CachedModel, cache: KVCache, token_id: int) -> tuple[list
             stream = [x_j + y_j for x_j, y_j in zip(stream, dots(g, W_2_columns))]
     top = stream if is_plain(model) else _normed_row(model, "norm_final", stream)
     logits = dots(top, out_columns)  # (vocab_size,): the top row W_out
-    return logits, _grown(keys, values_T, model.cache_mark)
+    return logits, filled(keys, values_T, model.cache_mark)
 
 
 def _normed_row(model: CachedModel, name: str, row: list[float]) -> list[float]:
@@ -207,19 +167,6 @@ def _with_column(V_T: Matrix, v: Sequence[float]) -> Matrix:
     return V_T.picked([column + (value,) for column, value in zip(V_T.rows, v)])
 
 
-def _grown(keys: Sequence[Matrix], values_T: Sequence[Matrix], mark: int | None) -> KVCache:
-    """The cache of these keys and V^T, made without KVCache's look: only for next_logits'
-    and evict's rows, taken from a cache and a model already checked (its mark)."""
-    cache = object.__new__(KVCache)
-    object.__setattr__(cache, "keys", tuple(keys))
-    object.__setattr__(cache, "values_T", tuple(values_T))
-    object.__setattr__(cache, "filled_by", mark)
-    return cache
-
-
-EMPTY = _grown((), (), None)  # before the first token: KVCache((), ())
-
-
 def evict(model: CachedModel, cache: KVCache, *, sinks: int, window: int) -> KVCache:
     """Keep the first `sinks` tokens and the last `window`, drop those between: a cache
     that never holds more than sinks + window tokens (StreamingLLM, Xiao et al., 2023).
@@ -250,7 +197,7 @@ def evict(model: CachedModel, cache: KVCache, *, sinks: int, window: int) -> KVC
         keys.append(K.picked(K.rows[:sinks] + K_window.rows))  # (sinks + window, head_dim)
         values_T.append(V_T.picked([column[:sinks] + column[-window:]  # (head_dim, kept)
                                     for column in V_T.rows]))
-    return _grown(keys, values_T, model.cache_mark)
+    return filled(keys, values_T, model.cache_mark)
 
 
 def generate_greedy(model: CachedModel, ids: list[int], max_new_tokens: int, *,
@@ -325,25 +272,3 @@ def _check_step(model: CachedModel, cache: object, token_id: object) -> None:
         raise ValueError(f"the new token stands at position {len(cache)}, but a learned "
                          f"position table has only context_length={model.context_length} rows "
                          f"(0 .. {model.context_length - 1}): evict tokens first")
-
-
-def _check_cache(keys: object, values: object) -> None:
-    """As many heads of keys as of values, each a Matrix; every head n rows, its keys and
-    values one width, every number at most LARGEST_CACHED in size."""
-    for name, tables in (("keys", keys), ("values", values)):
-        if not isinstance(tables, (list, tuple)) or not all(
-                isinstance(table, Matrix) for table in tables):
-            raise TypeError(f"{name} must be a tuple of Matrix, one (n, head_dim) per head, "
-                            f"got {tables!r:.60}")
-    assert isinstance(keys, (list, tuple)) and isinstance(values, (list, tuple))  # for mypy
-    shapes = {table.shape for table in (*keys, *values)}
-    if len(keys) != len(values) or len(shapes) > 1:
-        raise ValueError(f"a cache needs the keys and values of every head, all of one shape "
-                         f"(n, head_dim), got {len(keys)} heads of keys and {len(values)} of "
-                         f"values, of shapes {sorted(shapes)}")
-    largest = max((max(max(map(abs, row)) for row in table.rows)
-                   for table in (*keys, *values)), default=0.0)  # inf if any is
-    if not largest <= LARGEST_CACHED:
-        raise ValueError(f"the cache holds a number of size {largest:g}; keys and values must "
-                         f"be at most {LARGEST_CACHED:g}, so that a query's scores q . k_j "
-                         f"stay below a float's limit, about 1.8e308")

@@ -24,7 +24,6 @@ Left out: dropout, biases in the matrices, an output projection W_o after the he
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import math
 import random
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from typing import Any, Mapping, Sequence, overload
 from minipe.arrays import Matrix, Vector
 from minipe.arrays import Batch
 from minipe.embedding import Embedding
+from minipe.training.cache import mark_of
 from minipe.training.generation import Columns, LayerColumns, generate_greedy, token_columns
 from minipe.training.passes import Backprop as Backprop  # what backprop returns; exported
 from minipe.training.passes import ForwardPass, Inputs, backward, forward, spans
@@ -195,19 +195,9 @@ class TinyModel:
     @cached_property
     def cache_mark(self) -> int:
         """The mark this model leaves on the caches it fills, so that next_logits and evict
-        refuse another model's cache: equal models, equal marks, in every process. It is
-        made from the settings and every table's numbers written out, not from hash(),
-        which salts a string differently in each process (PYTHONHASHSEED): a model and
-        its cache pickled and loaded elsewhere still match."""
-        assert self.weights is not None  # __post_init__ fills it
-        settings = (self.vocab_size, self.d_model, self.context_length, self.positions,
-                    self.causal, self.base, self.num_heads, self.rotary_fraction,
-                    self.num_layers, self.mlp, self.norm, self.attention_scale,
-                    self.frequencies.values if self.frequencies is not None else None,
-                    tuple(self.alibi_slopes) if self.alibi_slopes is not None else None)
-        tables = [(name, self.weights[name].rows) for name in sorted(self.weights)]
-        text = repr((settings, tables)).encode()  # a float's repr gives back that float
-        return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big")
+        refuse another model's cache: made from the settings and every table's numbers
+        (minipe/training/cache.py), equal for equal models in every process."""
+        return mark_of(self._settings(), self.parameters())
 
     def with_parameters(self, parameters: Mapping[str, Matrix]) -> TinyModel:
         """A new model with the same settings and these tables (names and shapes as now)."""
@@ -324,13 +314,17 @@ class TinyModel:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state, weights=MappingProxyType(state["weights"]))
 
+    def _settings(self) -> tuple[object, ...]:
+        """What makes a model beside its tables (not seed: it only draws them)."""
+        return (self.vocab_size, self.d_model, self.context_length, self.positions,
+                self.causal, self.base, self.num_heads, self.rotary_fraction, self.num_layers,
+                self.mlp, self.norm, self.attention_scale,
+                self.frequencies.values if self.frequencies is not None else None,
+                tuple(self.alibi_slopes) if self.alibi_slopes is not None else None)
+
     def __hash__(self) -> int:
         """Equal models hash alike: the settings and every table, in order of name."""
-        return hash((self.vocab_size, self.d_model, self.context_length, self.positions,
-                     self.causal, self.base, self.num_heads, self.rotary_fraction,
-                     self.num_layers, self.mlp, self.norm,
-                     self.frequencies, self.attention_scale, self.alibi_slopes,
-                     tuple(sorted(self.parameters().items()))))
+        return hash((self._settings(), tuple(sorted(self.parameters().items()))))
 
     def __repr__(self) -> str:
         text = (f"TinyModel(vocab_size={self.vocab_size}, d_model={self.d_model}, "
