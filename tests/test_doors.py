@@ -37,7 +37,7 @@ CHAPTERS = ["tokenizer", "pretokenizer", "subword",  # 1, 1b
             "context", "wavelengths", "low_precision",
             "batches", "pipeline_trace", "pipeline", "pipeline_batch",
             "training/gradients", "training/block", "training/heads", "training/passes",
-            "training/layers",
+            "training/layers", "training/tables",
             "training/cache", "training/generation", "training/model", "training/lab", "training/probe"]  # 1-10, in reading order
 DOOR_MODULES = ["training/checks", "checks"]  # chapter 10's door, the shared checks
 DOOR = re.compile(r"^_?check")  # check_..., checked_..., _check_..., _checked_...

@@ -28,7 +28,7 @@ CHAPTERS = ["tokenizer", "pretokenizer", "subword",  # 1, 1b
             "context", "wavelengths", "low_precision",
             "batches", "pipeline_trace", "pipeline", "pipeline_batch"]  # 1-9
 TRAINING = ["training.gradients", "training.block", "training.heads", "training.passes",
-            "training.layers",
+            "training.layers", "training.tables",
             "training.checks", "training.cache", "training.generation", "training.model",
             "training.lab",
             "training.probe", "training"]  # 10

@@ -256,7 +256,7 @@ def test_the_book_reads_each_wing_in_the_order_its_face_names_it() -> None:
     training = [name for name in order if name.startswith("training.")]
     face = (ROOT / "minipe" / "training" / "__init__.py").read_text()
     listed = re.findall(r"^ {4}([a-z_]+)\.py  ", face, flags=re.MULTILINE)  # its map's lines
-    assert len(listed) == 11 and listed[0] == "gradients" and listed[-1] == "probe", listed
+    assert len(listed) == 12 and listed[0] == "gradients" and listed[-1] == "probe", listed
     assert training == [f"training.{name}" for name in listed]
     assert (order.index("pipeline_batch") < order.index("training") < order.index("plot")
             < order.index("arrays") < order.index("numerics"))  # the README's rows 9-11, A, B, C

@@ -8,6 +8,7 @@ the passes that chain them, then the model, then the lab that trains it.
     heads.py       several heads, positions as data (position_ids), forward and back
     passes.py      the forward and backward passes of TinyModel, chained from the rules
     layers.py      the block: layers, norms and MLPs on a residual stream, forward and back
+    tables.py      what a model starts from: its tables drawn, theta_i and slopes made
     checks.py      the model's door: what TinyModel accepts, and the sentences it says
     cache.py       the KV cache: the keys and values kept, and the mark of its model
     generation.py  generating with a KV cache: one new token costs O(n d)

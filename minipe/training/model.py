@@ -12,11 +12,12 @@ num_layers, mlp and norm make it a block model: layers of attention (and
 MLPs), each adding to a residual stream, normed before each (pre-norm, GPT-2's)
 when norm is "layer" or "rms" (minipe/training/layers.py).
 
-This module is the model: its settings, its tables, its door (the checks live
-in minipe/training/checks.py). Its forward and backward passes, line by line
-with one rule of minipe/training/gradients.py per line, are minipe/training/passes.py (a block
-model's, minipe/training/layers.py); the heads, minipe/training/heads.py; writing a text with a cache, minipe/training/generation.py;
-training with Adam, minipe/training/lab.py.
+This module is the model: its settings, its tables, its door (the checks live in
+minipe/training/checks.py; how its tables are first drawn, minipe/training/tables.py).
+Its forward and backward passes, line by line with one rule of
+minipe/training/gradients.py per line, are minipe/training/passes.py (a block model's,
+minipe/training/layers.py); the heads, minipe/training/heads.py; writing a text with a
+cache, minipe/training/generation.py; training with Adam, minipe/training/lab.py.
 
 Left out: dropout, biases in the matrices, an output projection W_o after the heads.
 """
@@ -24,8 +25,6 @@ Left out: dropout, biases in the matrices, an output projection W_o after the he
 from __future__ import annotations
 
 import dataclasses
-import math
-import random
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
@@ -33,44 +32,18 @@ from typing import Any, Mapping, Sequence, overload
 
 from minipe.arrays import Matrix, Vector
 from minipe.arrays import Batch
-from minipe.embedding import Embedding
 from minipe.training.cache import mark_of
 from minipe.training.generation import Columns, LayerColumns, generate_greedy, token_columns
 from minipe.training.passes import Backprop as Backprop  # what backprop returns; exported
 from minipe.training.passes import ForwardPass, Inputs, backward, forward, spans
-from minipe.training.layers import (BlockPass, backward_block, block_shapes, forward_block,
+from minipe.training.layers import (BlockPass, backward_block, forward_block,
                                     is_plain, layer_weights, residuals)
 from minipe.pipeline import ALIBI_SLOPE
-from minipe.positional import LearnedPositionalEmbedding
 from minipe.relative import alibi_slopes
 from minipe.rotary import rotary_thetas
+from minipe.training.tables import SlopesOfHeads, ThetasOfBase, drawn_tables, table_shapes
 from minipe.training.checks import (checked_examples, checked_generation, checked_inputs,
                                     checked_model, checked_sequence)
-
-
-class _ThetasOfBase(Vector):
-    """theta_i a model made from its base (none were given). dataclasses.replace passes a
-    model's fields to the new one; these it makes again from the new settings, so that
-    `replace(model, base=500.0)` turns by base 500's theta_i, not the old ones."""
-
-    __slots__ = ()
-    made_from_settings = True  # the door's mark: not given
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Vector) and self.values == other.values  # equal numbers
-
-    __hash__ = Vector.__hash__
-
-    def __reduce__(self) -> tuple[type[Vector], tuple[tuple[float, ...]]]:
-        return (_ThetasOfBase, (self.values,))  # pickled, still made from the base
-
-
-class _SlopesOfHeads(tuple[float, ...]):
-    """ALiBi's m per head a model made from num_heads (none were given): made again by
-    dataclasses.replace, as _ThetasOfBase."""
-
-    __slots__ = ()
-    made_from_settings = True
 
 
 @dataclass(frozen=True, repr=False)
@@ -121,12 +94,12 @@ class TinyModel:
 
     def __post_init__(self) -> None:
         base, scale, thetas, slopes = checked_model(self, self._shapes)  # training/checks.py
-        tables = self._drawn_tables() if self.weights is None else self.weights
+        tables = drawn_tables(self) if self.weights is None else self.weights
         own = MappingProxyType({name: tables[name] for name in self._shapes()})  # read-only
         if self.positions == "rope" and thetas is None:  # made from base, as replace asks
-            thetas = _ThetasOfBase(rotary_thetas(self._rotary_dims(), base))
+            thetas = ThetasOfBase(rotary_thetas(self._rotary_dims(), base))
         if self.positions == "alibi" and slopes is None:
-            slopes = _SlopesOfHeads(self._default_slopes())
+            slopes = SlopesOfHeads(self._default_slopes())
         object.__setattr__(self, "frequencies", thetas)
         object.__setattr__(self, "base", base)
         object.__setattr__(self, "weights", own)
@@ -151,33 +124,7 @@ class TinyModel:
 
     def _shapes(self) -> dict[str, tuple[int, int]]:
         """The shape of every table, by name: what `parameters()` holds."""
-        d = self.d_model
-        shapes = {"token_embedding": (self.vocab_size, d)}
-        if self.positions == "learned":
-            shapes["position_embedding"] = (self.context_length, d)
-        if is_plain(self):
-            shapes.update(W_q=(d, d), W_k=(d, d), W_v=(d, d), W_out=(d, self.vocab_size))
-            return shapes
-        return shapes | block_shapes(self)  # layer0.W_q, ..., norm_final.weight, W_out
-
-    def _drawn_tables(self) -> dict[str, Matrix]:
-        """The tables of chapters 2 and 3, and W ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in)) as in
-        chapter 4, fan_in its rows (d_model; 4 d_model for W_2), in the order of _shapes;
-        a norm's weight is ones and its bias zeros (torch's, GPT-2's)."""
-        d, seed = self.d_model, self.seed
-        weights = {"token_embedding": Embedding(self.vocab_size, d, seed=seed).weight}
-        if self.positions == "learned":
-            weights["position_embedding"] = LearnedPositionalEmbedding(
-                self.context_length, d, seed=seed + 1).weight
-        rng = random.Random(seed + 2)  # this model's own generator for its matrices
-        for name, (rows, cols) in self._shapes().items():
-            limit = 1 / math.sqrt(rows)  # fan_in
-            if name.endswith((".weight", ".bias")):  # a norm's: x' * weight + bias
-                weights[name] = Matrix([[1.0 if name.endswith(".weight") else 0.0] * cols])
-            elif name not in weights:
-                weights[name] = Matrix([[rng.uniform(-limit, limit) for _ in range(cols)]
-                                        for _ in range(rows)])  # (rows, cols)
-        return weights
+        return table_shapes(self)
 
     def parameters(self) -> dict[str, Matrix]:
         """Every table that training changes, by name (a new dict; the tables are immutable)."""
