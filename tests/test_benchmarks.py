@@ -46,19 +46,21 @@ def test_bench_walkthroughs_times_every_lesson() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "01_text_to_ids.py" in done.stdout and "starting Python alone" in done.stdout
     # ... and its table for every lesson, a row each: 3 s is over lesson 01's budget (2 s,
-    # it trains nothing), within lesson 15's (5 s, it trains)
+    # it trains nothing), within lesson 15's (6 s of its own: three seeds) and 27's (10 s)
     bench_walkthroughs = _bench_walkthroughs()
     assert bench_walkthroughs.lessons() == LESSONS  # what it times without --only
     rows = {path.name[:2]: bench_walkthroughs.row(path, 3.0) for path in LESSONS}
     for path in (ROOT / "walkthroughs").glob("[0-9][0-9]_*.py"):
         assert rows[path.name[:2]].startswith(path.name + " ")
-    assert rows["01"].endswith(" 3.000 s  of 2 s  OVER") and rows["15"].endswith(" of 5 s  ok")
+    assert rows["01"].endswith(" 3.000 s  of 2 s  OVER") and rows["15"].endswith(" of 6 s  ok")
+    assert rows["07"].endswith(" of 5 s  ok") and rows["27"].endswith(" of 10 s  ok")
 
 
 def test_every_lesson_with_the_training_budget_exists() -> None:
     bench_walkthroughs = _bench_walkthroughs()
     lessons = {path.name for path in (ROOT / "walkthroughs").glob("[0-9][0-9]_*.py")}
     assert set(bench_walkthroughs.TRAINING_LESSONS) <= lessons
+    assert set(bench_walkthroughs.BLOCK_LESSONS) | set(bench_walkthroughs.OWN_BUDGETS) <= lessons
     assert bench_walkthroughs.budget_of(ROOT / "walkthroughs" / "01_text_to_ids.py") == 2.0
 
 

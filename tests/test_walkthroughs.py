@@ -349,7 +349,7 @@ KEY_NUMBERS: dict[str, list[str]] = {
     "28_induction_heads.py": [
         f"1/8 = {1 / 8}",  # chance over 8 token kinds: 0.125
         "d_model = 8 + 8 + 8",  # the hand-set circuit: token, position, previous token
-        "gives 1/5 to 1/7",  # an even spread over i + 1 keys at i = 4, 5, 6
+        "gives 1/3 to 1/7",  # an even spread over i + 1 keys at i = 2 .. 6
     ],
 }
 
