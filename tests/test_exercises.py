@@ -26,6 +26,7 @@ from minipe.exercises import checker, solutions, stubs
 from minipe.exercises.catalogue import EXERCISES, exercise
 from minipe.exercises.checker import Result, check
 from minipe.exercises.mistakes import ISSUE_21, ISSUE_30, MISTAKES, ROOT
+from test_exercises_24_26 import WRONG_ANSWERS_24_26
 from test_exercises_outside import NAMED as OUTSIDE
 
 STUBS = ROOT / "walkthroughs" / "exercises"
@@ -212,6 +213,7 @@ def test_every_catalogued_mistake_is_caught_and_named(tmp_path: Path, key: str, 
 
 def test_the_wrong_solutions_cover_the_whole_catalogue_and_issues_21_and_30() -> None:
     written = ({key for key, _, _ in MISTAKE_SOLUTIONS} | {key for _, key, _ in WRONG_ANSWERS}
+               | {key for _, key, _ in WRONG_ANSWERS_24_26}  # test_exercises_24_26.py's
                | set(OUTSIDE.values()))  # WRONG_ANSWERS is below; OUTSIDE, from outside
     assert written - {""} == set(MISTAKES)
     assert len(ISSUE_21) == 13 and len(ISSUE_30) == 12
@@ -919,7 +921,8 @@ def test_the_wrong_answers_none_passes_and_four_in_five_are_named() -> None:
     named = [key for _, key, _ in WRONG_ANSWERS if key]
     assert len(WRONG_ANSWERS) >= 40
     assert len(named) >= 0.8 * len(WRONG_ANSWERS), (len(named), len(WRONG_ANSWERS))
-    assert {number for number, _, _ in WRONG_ANSWERS} == set(range(1, len(EXERCISES) + 1))
+    numbers = {number for number, _, _ in WRONG_ANSWERS + WRONG_ANSWERS_24_26}
+    assert numbers == set(range(1, len(EXERCISES) + 1))
 
 
 # ---------------------------------------------------------------------------
@@ -1054,7 +1057,7 @@ def test_every_example_in_a_stub_is_what_a_right_solution_returns() -> None:
             expected = eval(shown.replace("*", "None"), {"inf": math.inf})
             assert _agrees(expected, actual), (item.stem, call, actual)
             checked += 1
-    assert checked == 32  # the examples `grep -- "->" walkthroughs/exercises/*.py` lists
+    assert checked == 39  # the examples `grep -- "->" walkthroughs/exercises/*.py` lists
 
 
 # ---------------------------------------------------------------------------
@@ -1123,7 +1126,7 @@ def test_the_list_says_done_and_check_alone_takes_the_first_not_done(
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].split()[:1] == ["1"] and "  done  " in lines[1]
     assert "not done" in lines[2]
-    assert lines[-1] == "1 of 23 done. Next: python -m minipe exercises check 2"
+    assert lines[-1] == "1 of 26 done. Next: python -m minipe exercises check 2"
     assert main(["exercises", "--dir", str(folder), "check"]) == 1
     assert "exercise 2 is not done yet" in capsys.readouterr().out
 
@@ -1139,7 +1142,7 @@ def test_hint_and_solution(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert "def softmax(scores: list[float]) -> list[float]:" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv", [["check", "24"], ["hint", "0"], ["solution", "x"], ["--bad"],
+@pytest.mark.parametrize("argv", [["check", "27"], ["hint", "0"], ["solution", "x"], ["--bad"],
                                   ["frobnicate"]])
 def test_bad_options_and_unknown_exercises_exit_2(argv: list[str],
                                                   capsys: pytest.CaptureFixture[str]) -> None:
@@ -1201,8 +1204,8 @@ def test_the_readmes_first_two_minutes_are_what_the_command_prints(
     stub.write_text(untouched[:start] + swapped.replace("math.COS", "math.sin") + "\n")
     assert main(["exercises", "check", "3"]) == 0
     assert capsys.readouterr().out.rstrip("\n") == right
-    assert "knows a hundred and five mistakes by name" in " ".join(section.split())
-    assert len(MISTAKES) == 105
+    assert "knows a hundred and twenty-four mistakes by name" in " ".join(section.split())
+    assert len(MISTAKES) == 124
 
 
 def test_the_list_ends_quietly_when_its_reader_has_left() -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from minipe.exercises import reference, wrong, wrong_1_8, wrong_9_16, wrong_17_21
-from minipe.exercises import wrong_22_23
+from minipe.exercises import catalogue_24_26, wrong_22_23, wrong_24_26
 from minipe.relative import alibi_slopes
 
 Function = Callable[..., Any]
@@ -397,6 +397,25 @@ _EXERCISES = (
               ("windows-stop-early", wrong_22_23.windows_stop_early)),
              "for start in range(0, len(ids) - max_length, stride): inputs are "
              "ids[start:start + max_length], targets the same slice one token to the right."),
+    Exercise(24, "24_round_to", "round_to", "a number stored in bfloat16 or float16, by hand",
+             "minipe/numerics.py", catalogue_24_26.round_cases, reference.round_to,
+             wrong_24_26.WRONG[24],
+             "0, inf and nan come back as they are. e = math.frexp(abs(x))[1] - 1; spacing "
+             "= 2.0 ** (max(e, emin) - p + 1); rounded = round(abs(x) / spacing) * spacing "
+             "(round() sends a tie to even); inf if rounded > (2 - 2 ** (1 - p)) * 2 ** emax; "
+             "math.copysign(rounded, x)."),
+    Exercise(25, "25_layer_norm_backward", "layer_norm_backward", "the layer norm's backward",
+             "minipe/training/block.py", catalogue_24_26.layer_norm_cases,
+             reference.layer_norm_backward, wrong_24_26.WRONG[25],
+             "Row by row: mean, centred = x - mean, var = mean(centred ** 2), r = 1 / "
+             "sqrt(var + eps), x_hat = centred * r; g = dy * w; then "
+             "dx_j = r * (g_j - mean(g) - x_hat_j * mean(g * x_hat))."),
+    Exercise(26, "26_rope_turns", "rope_turns", "RoPE's cos and sin in low precision, fixed",
+             "minipe/low_precision.py", catalogue_24_26.rope_cases, reference.rope_turns,
+             wrong_24_26.WRONG[26],
+             "For each pair i: theta = round_to(10000 ** (-2 * i / d), 'float32'); angle = "
+             "round_to(pos * theta, 'float32'); then round_to(math.cos(angle), dtype) and "
+             "round_to(math.sin(angle), dtype). Only the last two are in dtype."),
 )
 # the mistakes found by wrong answers written from outside the checker, after each's own
 MORE = {**wrong_1_8.MORE, **wrong_9_16.MORE, **wrong_17_21.MORE, **wrong_22_23.MORE}

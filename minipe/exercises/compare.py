@@ -74,7 +74,11 @@ def difference(e: float, y: float) -> float:
 
 
 def grid(expected: Any, yours: Any, shape: tuple[int, ...]) -> list[str]:
-    """The first rows that differ, each as three lines: expected, yours, yours - expected."""
+    """The first rows that differ, each as three lines: expected, yours, yours - expected.
+    One number is shown with all its digits (a bfloat16 subnormal is 9e-41)."""
+    if shape == ():
+        return [f"  expected    {expected!r}", f"  yours       {yours!r}",
+                f"  difference  {difference(expected, yours)!r}"]
     pairs = list(zip(rows_of(expected, shape), rows_of(yours, shape)))
     differing = [(label, e, y) for (label, e), (_, y) in pairs if not same(e, y)]
     width = max(len(label) for label, _, _ in differing)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from minipe.exercises import mistakes_1_12, mistakes_13_23
+from minipe.exercises import mistakes_1_12, mistakes_13_23, mistakes_24_26
 
 ROOT = Path(__file__).resolve().parent.parent.parent  # the clone: minipe/exercises/../..
 
@@ -325,6 +325,8 @@ MISTAKES = {m.key: m for m in [
     # found by the wrong answers written from outside the checker (issue 30, part 2)
     *(_mistake(key, why, *places) for key, why, *places in mistakes_1_12.MORE),
     *(_mistake(key, why, *places) for key, why, *places in mistakes_13_23.MORE),
+    # exercises 24-26's own (mistakes_24_26.py)
+    *(_mistake(key, why, *places) for key, why, *places in mistakes_24_26.MORE),
 ]}
 # issue 21's list, in its words, and the keys that name each (a test checks them all)
 ISSUE_21 = {

@@ -13,6 +13,9 @@ from minipe.batches import document_mask as minipe_document_mask
 from minipe.batches import pack_documents
 from minipe.batches import position_ids as minipe_position_ids
 from minipe.embedding import Embedding
+from minipe.low_precision import Precision, rounded_turns
+from minipe.numerics import round_to as numerics_round_to
+from minipe.training.block import layer_norm_backward as block_layer_norm_backward
 from minipe.training.gradients import broadcast_backward as minipe_broadcast_backward
 from minipe.training.gradients import lookup_backward as minipe_lookup_backward
 from minipe.training.heads import turned, turned_back
@@ -161,3 +164,23 @@ def merge_step(pieces: list[list[int]], new_id: int) -> list[int]:
 def windows(ids: list[int], max_length: int, stride: int) -> list[list[list[int]]]:
     """Chapter 1b's sliding_windows, each window as [inputs, targets]."""
     return [[inputs, targets] for inputs, targets in sliding_windows(ids, max_length, stride)]
+
+
+def round_to(x: float, dtype: str) -> float:
+    """Appendix C's round_to: the nearest value of dtype, ties to even, inf past the range."""
+    return numerics_round_to(x, dtype)
+
+
+def layer_norm_backward(x: list[list[float]], weight: list[float], d_out: list[list[float]],
+                        eps: float) -> list[list[float]]:
+    """Chapter 10's layer_norm_backward, its d_x (its d_weight and d_bias are sums)."""
+    d_x, _, _ = block_layer_norm_backward(Matrix(x), weight, Matrix(d_out), eps)
+    return d_x.tolist()
+
+
+def rope_turns(pos: int, d: int, dtype: str) -> list[list[float]]:
+    """Chapter 7's rounded_turns with the fix: theta_i and the angle in float32 (the
+    position too, exact there below 2**24), only cos a and sin a stored in dtype."""
+    at = Precision(pos="float32", theta="float32", angle="float32", table=dtype)
+    cosines, sines = rounded_turns([pos], d, at=at)
+    return [cosines.tolist()[0], sines.tolist()[0]]

@@ -223,3 +223,42 @@ def sliding_windows(ids: list[int], max_length: int, stride: int) -> list[list[l
         targets = ids[start + 1:start + max_length + 1]  # one token to the right
         windows.append([inputs, targets])
     return windows
+
+
+def round_to(x: float, dtype: str) -> float:
+    p, emin, emax = {"float32": (24, -126, 127), "float16": (11, -14, 15),
+                     "bfloat16": (8, -126, 127)}[dtype]  # significant bits, exponent range
+    if x == 0 or math.isinf(x) or math.isnan(x):
+        return x  # nothing to round
+    e = math.frexp(abs(x))[1] - 1  # 2**e <= |x| < 2**(e + 1)
+    spacing = 2.0 ** (max(e, emin) - p + 1)  # below 2**emin: the subnormals' spacing
+    rounded = round(abs(x) / spacing) * spacing  # the nearest; round() sends a tie to even
+    if rounded > (2 - 2.0 ** (1 - p)) * 2.0 ** emax:  # past the largest finite value
+        rounded = math.inf
+    return math.copysign(rounded, x)  # the sign put back
+
+
+def layer_norm_backward(x: list[list[float]], weight: list[float], d_out: list[list[float]],
+                        eps: float) -> list[list[float]]:
+    d_x = []
+    for row, dy in zip(x, d_out):
+        d = len(row)
+        mean = sum(row) / d
+        centred = [v - mean for v in row]
+        r = 1 / math.sqrt(sum(c * c for c in centred) / d + eps)  # the variance: a mean
+        x_hat = [c * r for c in centred]
+        g = [dy_j * w_j for dy_j, w_j in zip(dy, weight)]  # dloss/dx_hat
+        mean_g = sum(g) / d  # x_j moved the mean
+        mean_gx = sum(g_j * h_j for g_j, h_j in zip(g, x_hat)) / d  # and the spread
+        d_x.append([r * (g_j - mean_g - h_j * mean_gx) for g_j, h_j in zip(g, x_hat)])
+    return d_x
+
+
+def rope_turns(pos: int, d: int, dtype: str) -> list[list[float]]:
+    cosines, sines = [], []
+    for i in range(d // 2):
+        theta = round_to(10000 ** (-2 * i / d), "float32")  # inv_freq: a float32 tensor
+        angle = round_to(pos * theta, "float32")  # the product, computed in float32
+        cosines.append(round_to(math.cos(angle), dtype))  # only the table is cast
+        sines.append(round_to(math.sin(angle), dtype))
+    return [cosines, sines]
