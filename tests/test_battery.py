@@ -113,6 +113,7 @@ RELATIVE = RelativePositionEmbedding(4, 4)
 ATTENTION = SingleHeadAttention(4, 4)
 ROTARY = RotaryAttention(4, 4)
 MODEL = TinyModel(6, 4, 8)
+BLOCK = TinyModel(6, 4, 8, num_heads=2, num_layers=2, mlp=True, norm="layer")
 TASK = "previous-token"  # one of minipe.TASKS
 ONE_TOKEN_CACHE = KVCache([Matrix([[0.0] * 4])], [Matrix([[0.0] * 4])])  # one head, one token
 
@@ -651,6 +652,12 @@ ALIASES: list[Alias] = [
     Alias(KVCache, CACHE_ROWS),
     Alias(next_logits, (MODEL, KVCache(*CACHE_ROWS), 1)),
     Alias(evict, (MODEL, KVCache(*CACHE_ROWS)), {"sinks": 1, "window": 1}),
+    Alias(lambda passed: [passed.gradients, passed.d_inputs],  # Backprop's, none its own
+          (MODEL.backprop([0, 1, 2], [1, 2, 3]),)),
+    Alias(lambda passed: [passed.gradients, passed.d_inputs],  # a block model's
+          (BLOCK.backprop([[0, 1, 2], [3, 4]], [[1, 2, 3], [4, 5]]),)),
+    Alias(BLOCK.residuals, ([0, 1, 2],)),
+    Alias(BLOCK.attention_weights, ([0, 1, 2],)),
     Alias(gelu, (X,)),
     Alias(layer_norm, (X, [1.0, 2.0, 1.0, 0.5], [0.0, 0.5, 0.0, 1.0])),
     Alias(rms_norm, (X, [1.0, 2.0, 1.0, 0.5])),
