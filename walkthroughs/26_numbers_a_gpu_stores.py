@@ -259,3 +259,4 @@ if __name__ == "__main__":
     print("changed a bfloat16 model's logits. position_ids counted from each text's first")
     print("real token (lesson 19) give every text the positions it has alone, so the same")
     print("numbers in any format; a cache keeps the positions a token had when it came in.")
+    print("Now try exercises 24 and 26: python -m minipe exercises check 24")
