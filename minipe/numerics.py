@@ -137,13 +137,33 @@ def largest_exact_integer(dtype: str) -> int:
 
 
 def distinct_positions(n: int, dtype: str) -> int:
-    """How many distinct values positions 0..n-1 keep in `dtype`.
+    """How many distinct values positions 0..n-1 keep in `dtype`:
+    len({round_to(float(pos), dtype) for pos in range(n)}), counted without the loop.
+
+    Rounding keeps order, and every whole number the format holds is some position's
+    own value, so 0..n-1 keep exactly the whole numbers held from 0 up to where n - 1
+    lands: all 2**p + 1 of 0..2**p, then 2**(p - 1) more per power of two past it (the
+    spacing doubles, the count stays), and infinity once past the largest finite value.
 
     >>> distinct_positions(4096, "bfloat16"), distinct_positions(4096, "float16")
     (769, 3073)
+    >>> distinct_positions(10**9, "bfloat16")     # a billion positions, 3,055 values
+    3055
     """
     _check_count(n, dtype)
-    return len({round_to(float(position), dtype) for position in range(n)})
+    if n == 0:
+        return 0
+    p = FORMATS[dtype].precision
+    exact = largest_exact_integer(dtype)  # 2**p: every whole number up to here is held
+    last = round_to(float(n - 1), dtype)  # where position n - 1 lands
+    top = min(last, FORMATS[dtype].largest)  # past the range, the rest are one value: inf
+    if top <= exact:
+        return int(top) + 1  # 0, 1, ..., top: every one exact
+    e = math.frexp(top)[1] - 1  # top's power of two: 2**e <= top < 2**(e + 1)
+    spacing_at_top = 1 << (e - p + 1)  # 2**(e - p + 1)
+    per_power = exact // 2  # 2**(p - 1) values between one power of two and the next
+    past = (e - p) * per_power + int(top - 2**e) // spacing_at_top  # held in (2**p, top]
+    return exact + 1 + past + (1 if math.isinf(last) else 0)
 
 
 # --- the door: what the functions above take ---------------------------------------------
@@ -173,3 +193,7 @@ def _check_count(n: object, dtype: object) -> None:
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise ValueError(f"distinct_positions: n must be a count of positions (an int >= 0), "
                          f"not {n!r}")
+    if n - 1 > 2**53:
+        raise ValueError(f"distinct_positions: n = {n:,} takes positions past 2**53 = "
+                         f"{2**53:,}, where float64, the number each is rounded from, no "
+                         f"longer holds every integer: keep n at most 2**53 + 1")

@@ -114,6 +114,22 @@ def test_distinct_positions_by_counting() -> None:
     assert distinct_positions(4096, "bfloat16") == 257 + 4 * 128
     assert distinct_positions(4096, "float16") == 2049 + 1024
     assert distinct_positions(4096, "float32") == 4096 and distinct_positions(0, "float16") == 0
+    # float16 past 65504: 0..2048 (2049), 1024 per octave to 32768 (4096), 1023 more to
+    # 65504 in steps of 32, then inf: 7169 for every n past 65520
+    assert distinct_positions(10**9, "float16") == 2049 + 4 * 1024 + 1023 + 1
+    # bfloat16 at 10**9: 999,999,999 lands on 238 * 2**22; 0..256, 21 octaves of 128 to
+    # 2**29, then (238 - 128) steps of 2**22: counted, not looped (the loop took minutes)
+    assert distinct_positions(10**9, "bfloat16") == 257 + 21 * 128 + 110
+
+
+def test_distinct_positions_agrees_with_the_set_it_counts() -> None:
+    """The count against the definition, the set of rounded positions, for every n."""
+    for dtype, last in (("bfloat16", 70_000), ("float16", 70_000), ("float32", 2**24 + 300)):
+        start = 0 if dtype != "float32" else 2**24 - 300  # float32: all exact below 2**24
+        seen: set[float] = set()
+        for n in range(start + 1, last):
+            seen.add(round_to(float(n - 1), dtype))
+            assert distinct_positions(n, dtype) == start + len(seen), (dtype, n)
 
 
 # --- against C's casts, through struct -----------------------------------------------------
@@ -242,4 +258,7 @@ def test_refusals_name_what_is_wrong() -> None:
         spacing(70000.0, "float16")
     with pytest.raises(ValueError, match="n must be a count"):
         distinct_positions(-1, "bfloat16")
+    with pytest.raises(ValueError, match="past 2[*][*]53"):
+        distinct_positions(2**53 + 2, "float32")
+    assert distinct_positions(2**53 + 1, "float32") == 2**24 + 29 * 2**23 + 1  # 0..2**53
     assert round_to(3, "float16") == 3.0  # an int is a number
