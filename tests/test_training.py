@@ -363,7 +363,8 @@ def test_training_result_keeps_its_losses_whatever_list_it_was_given() -> None:
     """A TrainingResult made from a list holds a tuple of its own: changing the list later
     changes neither its losses nor what its repr prints."""
     given = [2.0, 1.0]
-    result = TrainingResult(TinyModel(5, 4, 4), given, "previous-token", 4)  # type: ignore[arg-type]
+    result = TrainingResult(TinyModel(5, 4, 4), given,  # type: ignore[arg-type]
+                            "previous-token", 4)
     given[1] = 99.0
     assert result.losses == (2.0, 1.0) and repr(result).endswith("loss 2 -> 1)")
 
