@@ -89,12 +89,31 @@ class PackedDocuments:
                   in its own document predicts it (a loss skips -100)
 
     Hugging Face's collator returns each as a tensor with a batch axis of 1, shape
-    (1, n); here they are one row, a list of n ints.
+    (1, n); here they are one row, a list of n ints (kept as a tuple, handed out as a
+    fresh list: changing one changes nothing here).
     """
 
-    ids: list[int]
-    position_ids: list[int]
-    labels: list[int]
+    _ids: tuple[int, ...]  # (n,)
+    _position_ids: tuple[int, ...]  # (n,)
+    _labels: tuple[int, ...]  # (n,)
+
+    def __init__(self, ids: Sequence[int], position_ids: Sequence[int],
+                 labels: Sequence[int]) -> None:
+        object.__setattr__(self, "_ids", tuple(ids))
+        object.__setattr__(self, "_position_ids", tuple(position_ids))
+        object.__setattr__(self, "_labels", tuple(labels))
+
+    @property
+    def ids(self) -> list[int]:
+        return list(self._ids)
+
+    @property
+    def position_ids(self) -> list[int]:
+        return list(self._position_ids)
+
+    @property
+    def labels(self) -> list[int]:
+        return list(self._labels)
 
     def __repr__(self) -> str:
         documents = self.position_ids.count(0)
@@ -147,14 +166,20 @@ def document_mask(position_ids: Sequence[int]) -> list[list[bool]]:
 def _check_rows(rows: Sequence[Sequence[int]], name: str) -> None:
     """attention_mask or documents: a non-empty list of non-empty rows of ints from 0 to the
     largest (the mask's rows all as wide), each row counted at C speed; a row that fails is
-    read one by one, to name its first bad value. The words of each sentence, by argument:"""
-    row_is, holds, entry, hint, largest, rule = {"attention_mask": (
+    read one by one, to name its first bad value; first, what the call would build beside
+    them is refused if past memory. The words of each sentence, by argument:"""
+    row_is, holds, entry, hint, largest, rule, builds, tables = {"attention_mask": (
         "row", "1s and 0s", "entry", "one row per text: for one text, wrap it in a list", 1,
-        "a mask holds 1 (a real token) and 0 (padding), nothing else"), "documents": (
+        "a mask holds 1 (a real token) and 0 (padding), nothing else", "position_ids("
+        "attention_mask) of {:,} entries (a position for each, beside the mask)", 2),
+        "documents": (
         "document", "int token IDs", "token", "encode the text first", math.inf,
-        "token IDs are ints >= 0")}[name]
+        "token IDs are ints >= 0", "pack_documents(documents) of {:,} tokens (ids, "
+        "position_ids and labels for each, beside the documents)", 4)}[name]
     check_type(rows, (list, tuple), f"{name} must be a list of {row_is}s, each a list of {holds}",
                empty=f"{name} is empty; it needs at least one {row_is}")
+    entries = sum([len(row) for row in rows if isinstance(row, (list, tuple))])
+    check_table_size(tables * entries, builds.format(entries))
     for b, row in enumerate(rows):
         check_type(row, (list, tuple), f"{name}[{b}] must be a list of {holds} ({hint})",
                    empty=f"{name}[{b}] is empty; every {row_is} needs at least one {entry}")

@@ -43,7 +43,7 @@ from minipe.positional import LearnedPositionalEmbedding, sinusoidal_encoding
 from minipe.relative import alibi_bias_at
 from minipe.rotary import apply_rotary
 from minipe.subword import BytePairTokenizer
-from minipe.tokenizer import END_OF_TEXT, Tokenizer
+from minipe.tokenizer import END_OF_TEXT, PaddedBatch, Tokenizer
 
 
 @dataclass(frozen=True, repr=False)
@@ -58,9 +58,7 @@ class BatchTrace:
     texts: tuple[str, ...]
     padding_side: str
     pad_id: int
-    ids: list[list[int]]
-    attention_mask: list[list[int]]
-    position_ids: list[list[int]]
+    batch: PaddedBatch  # the IDs and the mask, as encode_batch gave them
     outputs: tuple[Matrix, ...]
     alone: tuple[Matrix, ...]
     by_column: tuple[Matrix, ...]
@@ -68,6 +66,21 @@ class BatchTrace:
     causal: bool
     d_model: int
     tokenizer: str = "words"  # "words", "gpt2", or "bpe" (a BytePairTokenizer of your own)
+
+    @property
+    def ids(self) -> list[list[int]]:
+        """(batch, longest) token IDs, as fresh lists (changing them changes nothing here)."""
+        return self.batch.ids
+
+    @property
+    def attention_mask(self) -> list[list[int]]:
+        """(batch, longest) 1 a real token, 0 padding, as fresh lists."""
+        return self.batch.attention_mask
+
+    @property
+    def position_ids(self) -> list[list[int]]:
+        """(batch, longest) chapter 8's cumsum(attention_mask) - 1 at the real tokens."""
+        return position_ids(self.attention_mask)
 
     def real_rows(self, b: int, outputs: Sequence[Matrix]) -> list[list[float]]:
         """The rows of outputs[b] that hold row b's real tokens."""
@@ -187,7 +200,7 @@ def run_batch(
         by_column.append(attend(ids, list(range(longest)), real))
     return BatchTrace(
         texts=tuple(texts), padding_side=padding_side, pad_id=pad_id,
-        ids=batch.ids, attention_mask=batch.attention_mask, position_ids=positions_of,
+        batch=batch,
         outputs=tuple(outputs), alone=tuple(alone), by_column=tuple(by_column),
         positions=positions, causal=causal, d_model=d_model,
         tokenizer=tokenizer if isinstance(tokenizer, str) else "bpe",

@@ -185,10 +185,25 @@ class PaddedBatch:
 
     ids             (batch, longest)  token IDs; padding holds <|endoftext|>'s ID
     attention_mask  (batch, longest)  1 for a real token, 0 for padding
+
+    Each is kept as tuples and handed out as fresh lists: changing one changes nothing here.
     """
 
-    ids: list[list[int]]
-    attention_mask: list[list[int]]
+    _ids: tuple[tuple[int, ...], ...]  # (batch, longest)
+    _attention_mask: tuple[tuple[int, ...], ...]  # (batch, longest)
+
+    def __init__(self, ids: Sequence[Sequence[int]],
+                 attention_mask: Sequence[Sequence[int]]) -> None:
+        object.__setattr__(self, "_ids", tuple(map(tuple, ids)))
+        object.__setattr__(self, "_attention_mask", tuple(map(tuple, attention_mask)))
+
+    @property
+    def ids(self) -> list[list[int]]:
+        return list(map(list, self._ids))
+
+    @property
+    def attention_mask(self) -> list[list[int]]:
+        return list(map(list, self._attention_mask))
 
     def __repr__(self) -> str:
         real = sum(map(sum, self.attention_mask))

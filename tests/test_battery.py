@@ -16,7 +16,9 @@ hang, not pass.
 A second table, ALIASES, holds calls that must succeed; the test checks that the
 call changes none of its arguments, that changing the lists passed in afterwards
 changes nothing of what came back, and that changing what came back (a list, or
-what .tolist() gives) changes neither the object nor the next call's answer.
+what .tolist() gives) changes neither the object nor the next call's answer. A record or a
+class is knocked on through `held(record)`, all it hands out: changing any list in that
+must not change what it hands out next (`batch.ids[0][0] = 99` changes nothing held).
 
 A row of chapter 10 (minipe/training) that finds a gap is marked `xfail="training: ..."`.
 The last two tests hold that every callable in minipe.__all__, and every public function
@@ -31,6 +33,7 @@ import importlib
 import inspect
 import math
 import re
+import reprlib
 from typing import Any, Callable, NamedTuple
 
 import pytest
@@ -50,6 +53,7 @@ from minipe import (
     sinusoidal_position, sliding_windows, softmax, softmax_naive, spacing, subtract,
     t5_relative_bucket, task_batch, train,
 )
+from minipe.batches import PackedDocuments
 from minipe.pipeline import byte_pair_tokenizer, count_tokens, numbers_held
 from minipe.pipeline_trace import clip, indent
 from minipe.positional import sinusoidal_rows
@@ -57,7 +61,7 @@ from minipe.low_precision import stored
 from minipe.relative import alibi_bias_at
 from minipe.rotary import rotary_thetas
 from minipe.subword import byte_pair_encode, byte_to_unicode, count_pairs, merge
-from minipe.tokenizer import pad_rows, tokenize
+from minipe.tokenizer import PaddedBatch, pad_rows, tokenize
 from minipe.training.probe import fit_probe
 
 
@@ -366,10 +370,12 @@ CASES: list[Case] = [
     Case(position_ids, ([[1, 2]],), {}, ValueError, "attention_mask[0]"),
     Case(position_ids, ([1, 1, 0],), {}, TypeError, "attention_mask[0]"),
     Case(position_ids, ([],), {}, ValueError, "attention_mask"),
+    Case(position_ids, ([[1] * 10**4] * 10**4,), {}, ValueError, "would hold"),  # one row, shared
     *wrong_lists(pack_documents, {}, "documents"),
     Case(pack_documents, ([[1, 2], []],), {}, ValueError, "documents[1]"),
     Case(pack_documents, ([[1, -2]],), {}, ValueError, "documents[0]"),
     Case(pack_documents, ([[1, 2.0]],), {}, ValueError, "documents[0]"),
+    Case(pack_documents, ([[1] * 10**5] * 10**4,), {}, ValueError, "would hold"),
     *wrong_lists(document_mask, {}, "position_ids"),
     Case(document_mask, ([0, 1, 3],), {}, ValueError, "position_ids[2]"),
     Case(document_mask, ([1, 2],), {}, ValueError, "position_ids[0]"),
@@ -489,6 +495,7 @@ CASES: list[Case] = [
     Case(round_to, (1.0, None), {}, ValueError, "dtype"),
     Case(distinct_positions, (None, "bfloat16"), {}, ValueError, "n"),
     Case(distinct_positions, (4, "float8"), {}, ValueError, "dtype"),
+    Case(distinct_positions, (2**60, "float32"), {}, ValueError, "n"),
     Case(largest_exact_integer, ("float8",), {}, ValueError, "dtype"),
     Case(spacing, (None, "bfloat16"), {}, TypeError, "x"),
     Case(spacing, (1e39, "bfloat16"), {}, ValueError, "range"),
@@ -518,7 +525,8 @@ CASES: list[Case] = [
 
 def _label(case: Case | Alias) -> str:
     name = getattr(case.call, "__qualname__", type(case.call).__name__)
-    shown = ", ".join([repr(a)[:20] for a in case.args]
+    shown = ", ".join([(reprlib.repr(a) if isinstance(a, list) else repr(a))[:20]
+                       for a in case.args]  # a list by its first items: a long one is huge
                       + [f"{k}={v!r:.20}" for k, v in case.kwargs.items()])
     return f"{name}({shown})"
 
@@ -547,6 +555,13 @@ class Alias(NamedTuple):
     args: tuple[Any, ...]
     kwargs: dict[str, Any] = {}
     xfail: str = ""
+
+
+def held(record: object) -> list[object]:
+    """What `record` hands out: each public attribute, a field or a property (not a method).
+    The test changes every list in them; asking again must give what it gave before."""
+    return [getattr(record, name) for name in dir(record)
+            if name[0] != "_" and not callable(getattr(record, name))]
 
 
 CAUSAL = [[True, False, False], [True, True, False], [True, True, True]]  # (3, 3)
@@ -639,6 +654,22 @@ ALIASES: list[Alias] = [
     Alias(numbers_held, (6, 8)),
     Alias(clip, ("the cat sat on the mat", 10)),  # a Trace's printing, of its own strings
     Alias(indent, ("the\ncat",)),
+    # What a record or a class hands out (held): a copy, or something that cannot change
+    Alias(PaddedBatch, ([[5, 6], [7, 0]], [[1, 1], [1, 0]])),
+    Alias(held, (TOKENIZER.encode_batch(["the cat", "sat"]),)),  # PaddedBatch
+    Alias(PackedDocuments, ([5, 1, 7], [0, 1, 0], [-100, 1, -100])),
+    Alias(held, (pack_documents([[5, 1, 4], [7, 8]]),)),  # PackedDocuments
+    Alias(held, (run_batch(["the cat", "the cat sat"]),)),  # BatchTrace
+    Alias(held, (run("the cat sat"),)),  # Trace
+    Alias(held, (ATTENTION(X),)),  # AttentionResult
+    Alias(held, (frequency_table(8, original_context_length=16)[0],)),  # PairFrequency
+    Alias(held, (TOKENIZER,)),
+    Alias(held, (BPE,)),
+    Alias(held, (EMBEDDING,)),
+    Alias(held, (LEARNED,)),
+    Alias(held, (RELATIVE,)),
+    Alias(held, (ATTENTION,)),
+    Alias(held, (ROTARY,)),
     # Chapter 10
     Alias(TinyModel, (6, 4, 8), {"weights": dict(MODEL.parameters())}),
     Alias(MODEL.parameters, ()),
@@ -664,6 +695,7 @@ ALIASES: list[Alias] = [
     Alias(fit_probe, ([X, X],)),
     Alias(round_to, (0.1, "bfloat16")),
     Alias(distinct_positions, (300, "bfloat16")),
+    Alias(distinct_positions, (10**9, "bfloat16")),  # counted, not looped over 10**9 positions
     Alias(largest_exact_integer, ("float16",)),
     Alias(spacing, (65536.0, "bfloat16")),
     Alias(Precision, (), {"theta": "bfloat16"}),
