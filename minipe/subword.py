@@ -233,6 +233,9 @@ class BytePairTokenizer:
     def __setattr__(self, name: str, value: object) -> None:
         _check_unchanged(name)
 
+    def __delattr__(self, name: str) -> None:
+        _check_unchanged(name, "deleting")
+
     def __repr__(self) -> str:
         return f"BytePairTokenizer(vocab_size={self.vocab_size}, merges={len(self.merges)})"
 
@@ -343,9 +346,9 @@ def _check_batch(texts: Any, padding_side: Any, special_tokens: Mapping[str, int
                          f"none); GPT-2's has: BytePairTokenizer.gpt2()")
 
 
-def _check_unchanged(name: str) -> None:
+def _check_unchanged(name: str, doing: str = "setting") -> None:
     """A tokenizer is a value: its IDs never change under a text being encoded."""
-    raise AttributeError(f"a BytePairTokenizer cannot be changed (setting {name}); "
+    raise AttributeError(f"a BytePairTokenizer cannot be changed ({doing} {name}); "
                          f"train or build a new one")
 
 

@@ -192,6 +192,8 @@ CASES: list[Case] = [
     Case(BPE.decode, ([0, 258],), {}, IndexError, "ids[1]"),
     Case(BPE.decode, ([0, None],), {}, TypeError, "ids[1]"),
     Case(BPE.word_ids, (["the"],), {}, TypeError, "text"),
+    Case(BPE.__setattr__, ("vocab", ()), {}, AttributeError, "vocab"),
+    Case(BPE.__delattr__, ("vocab",), {}, AttributeError, "vocab"),  # a slot deleted, else
     *wrong_lists(BPE.encode_batch, {}, "texts"),
     *wrong_sizes(BytePairTokenizer.train, {"text": "the cat"}, "vocab_size", minimum=256),
     *wrong_lists(sliding_windows, {"max_length": 4, "stride": 2}, "ids"),
