@@ -16,6 +16,7 @@
     python -m minipe train --positions none --task who-bites-whom    # blind to order
     python -m minipe train --positions learned --steps 100 --seed 3
     python -m minipe train --task copy-back --layers 2 --mlp --norm layer   # a block model
+    python -m minipe train --task induction --layers 2 --heads 2 --norm layer --d-model 16
 
     python -m minipe book                  # the book: build/book/index.html
     python -m minipe book --notebooks      # and the lessons' notebooks
@@ -151,6 +152,9 @@ def train_parser() -> argparse.ArgumentParser:
                         "and before the read-out (pre-norm): layer (LayerNorm: minus the "
                         "mean, over the spread, GPT-2's) or rms (RMSNorm: over the root mean "
                         "square, Llama's) (default: none)")
+    parser.add_argument("--heads", type=count, default=1, metavar="N",
+                        help="attention heads a layer; each takes d_model / N of the columns "
+                        "of q, k and v, so N must divide --d-model (default: 1)")
     parser.add_argument("--seed", type=index, default=0,
                         help="seed of the model's tables and of the batches (default: 0)")
     return parser
@@ -170,6 +174,15 @@ def train_command(argv: list[str]) -> int:
             parser.error(f"{option} is for previous-token, copy-back and induction; "
                          f"who-bites-whom's sentences are fixed: 6 tokens of its "
                          f"{len(WORDS)} words")
+    if args.d_model % args.heads:
+        fits = ", ".join(str(n) for n in range(1, args.d_model + 1) if args.d_model % n == 0)
+        parser.error(f"--heads {args.heads} does not divide --d-model {args.d_model}: each "
+                     f"head takes d_model / heads of the columns of q, k and v (heads that "
+                     f"fit {args.d_model}: {fits})")
+    if args.positions == "rope" and args.d_model // args.heads % 2:
+        parser.error(f"--positions rope turns each head's columns of q and k in pairs, but "
+                     f"--d-model {args.d_model} / --heads {args.heads} leaves each head "
+                     f"{counted(args.d_model // args.heads, 'column')}, an odd number")
     args.k = 2 if args.k is None else args.k
     args.base = 10000.0 if args.base is None else args.base
     vocab_size = len(WORDS) if args.task == "who-bites-whom" else args.vocab_size or 5
@@ -178,7 +191,7 @@ def train_command(argv: list[str]) -> int:
     try:
         model = TinyModel(vocab_size, args.d_model, seq_len, positions=args.positions,
                           base=args.base, seed=args.seed, num_layers=args.layers,
-                          mlp=args.mlp, norm=args.norm)
+                          mlp=args.mlp, norm=args.norm, num_heads=args.heads)
         print(f"{model!r}\ntask {args.task}: {counted(args.steps, 'step')} x "
               f"{counted(args.batch_size, 'sequence')} of T = {seq_len}, Adam at "
               f"{args.learning_rate}", flush=True)

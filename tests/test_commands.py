@@ -69,6 +69,14 @@ def test_the_command_trains_and_reports_t_and_2t() -> None:
     (["--layers", "two"], "argument --layers: "),
     (["--norm", "batch"], "argument --norm: invalid choice: 'batch' (choose from 'layer', "
                           "'rms')"),
+    (["--heads", "0"], "argument --heads: must be >= 1, got 0"),
+    (["--heads", "3"], "--heads 3 does not divide --d-model 8: each head takes d_model / "
+                       "heads of the columns of q, k and v (heads that fit 8: 1, 2, 4, 8)"),
+    (["--heads", "4", "--d-model", "6"], "(heads that fit 6: 1, 2, 3, 6)"),
+    (["--positions", "rope", "--heads", "8"], "--positions rope turns each head's columns of q "
+     "and k in pairs, but --d-model 8 / --heads 8 leaves each head 1 column, an odd number"),
+    (["--positions", "rope", "--d-model", "6", "--heads", "2"], "--d-model 6 / --heads 2 "
+                                                                "leaves each head 3 columns"),
 ])
 def test_train_refuses_an_option_its_run_would_ignore_or_cannot_use(
         argv: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -90,6 +98,18 @@ def test_the_command_trains_a_block_model(capsys: pytest.CaptureFixture[str]) ->
     helped = " ".join(train_parser().format_help().split())
     assert "--layers N attention layers, each adding its heads' output to a residual" in helped
     assert "--norm {layer,rms}" in helped and "--mlp after each layer's heads, an MLP" in helped
+
+
+def test_the_command_trains_heads(capsys: pytest.CaptureFixture[str]) -> None:
+    """--heads makes the TinyModel's num_heads (its repr, the first line); --help says so."""
+    assert main(["train", "--heads", "2", "--layers", "2", "--steps", "2",
+                 "--positions", "alibi"]) == 0
+    said = capsys.readouterr().out.splitlines()
+    assert said[0] == ("TinyModel(vocab_size=5, d_model=8, context_length=8, "
+                       "positions='alibi', num_heads=2, num_layers=2)")
+    helped = " ".join(train_parser().format_help().split())
+    assert ("--heads N attention heads a layer; each takes d_model / N of the columns of q, "
+            "k and v, so N must divide --d-model (default: 1)") in helped
 
 
 def test_the_command_trains_two_layers_on_induction(capsys: pytest.CaptureFixture[str]) -> None:
