@@ -57,6 +57,7 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from minipe.arrays import Vector
 from minipe.checks import (
@@ -71,18 +72,18 @@ from minipe.rotary import rotary_thetas
 
 METHODS = ("default", "linear", "ntk", "dynamic", "yarn", "llama3")
 RAMPS = ("rounded", "paper")  # YaRN's ramp: Hugging Face's (linear in i), the paper's (in r)
-USES = {  # the arguments each method reads, besides d and base
+USES = MappingProxyType({  # the arguments each method reads, besides d and base (read-only)
     "default": (),
     "linear": ("factor",),
     "ntk": ("factor",),
     "dynamic": ("factor", "original_context_length", "seq_len"),
     "yarn": ("factor", "original_context_length", "beta_fast", "beta_slow", "ramp"),
     "llama3": ("factor", "original_context_length", "low_freq_factor", "high_freq_factor"),
-}
-THRESHOLDS = {  # turns inside L: a pair turning fewer is divided, more is kept; their defaults
-    "yarn": {"beta_slow": 1.0, "beta_fast": 32.0},
-    "llama3": {"low_freq_factor": 1.0, "high_freq_factor": 4.0},
-}
+})
+THRESHOLDS = MappingProxyType({  # turns inside L: a pair turning fewer is divided, more is
+    "yarn": MappingProxyType({"beta_slow": 1.0, "beta_fast": 32.0}),  # kept; their defaults
+    "llama3": MappingProxyType({"low_freq_factor": 1.0, "high_freq_factor": 4.0}),
+})
 
 
 def rope_frequencies(

@@ -276,8 +276,8 @@ def sliding_windows(ids: Sequence[int], max_length: int, stride: int
 # GPT-2's byte-to-unicode table: the printable bytes stand for themselves, the other 68
 # (controls, space, 0x7f-0xa0, 0xad) for 256 + n in byte order, so a space is shown 'Ġ'
 # (chr(256 + 32)) and a newline 'Ċ'. The bytes in this order are IDs 0..255.
-PRINTABLE = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
-             *range(ord("®"), ord("ÿ") + 1)]
+PRINTABLE = (*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
+             *range(ord("®"), ord("ÿ") + 1))
 
 
 def byte_to_unicode() -> dict[int, str]:
