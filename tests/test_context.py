@@ -423,3 +423,13 @@ def test_one_high_score_takes_most_of_the_weight(n: int, rounded: float) -> None
     expected = math.exp(5) / (math.exp(5) + n - 1)  # e^5 / (e^5 + (n - 1) e^0)
     assert math.isclose(weights[0], expected, rel_tol=1e-12)
     assert round(expected, 3) == rounded  # the issue's numbers
+
+
+def test_the_module_tables_cannot_be_changed_by_a_caller() -> None:
+    # issue 30: anyone importing these could change every later call's defaults
+    from minipe import context, subword
+    with pytest.raises(TypeError):
+        context.USES["linear"] = ()  # type: ignore[index]
+    with pytest.raises(TypeError):
+        context.THRESHOLDS["yarn"]["beta_fast"] = 1.0  # type: ignore[index]
+    assert isinstance(subword.PRINTABLE, tuple) and len(subword.PRINTABLE) == 188
