@@ -290,3 +290,4 @@ if __name__ == "__main__":
     print("hair off a small row): the count of tokens behind each position, written in")
     print("the size, is gone. A straight line cannot read a size anyway (stage 2: none")
     print("at chance); a block's MLP could, and LayerNorm hides it from the next layer.")
+    print("Now try exercise 25: python -m minipe exercises check 25")
