@@ -14,9 +14,10 @@ and exponents from `emin` to `emax`:
     float16   11     -14     15          1  |    5     |    10
     bfloat16   8    -126    127          1  |    8     |     7
 
-A nonzero x lies between two powers of two, 2**e <= |x| < 2**(e+1). There the
-format's numbers are evenly spaced, `p` significant bits apart:
+A nonzero x lies between two powers of two, and there the format's numbers are
+evenly spaced, `p` significant bits apart:
 
+    2**e <= |x| < 2**(e+1)                     (e: math.frexp(x)[1] - 1)
     spacing = 2**(max(e, emin) - p + 1)        (below 2**emin: the subnormals,
                                                 evenly spaced down to 0)
     rounded = round(x / spacing) * spacing     (to the nearest; a tie to even)
