@@ -744,3 +744,12 @@ def test_prose_keeps_an_option_whole_and_a_wrapped_number_in_its_sentence() -> N
     assert blocks("hand it 16 and\n32. Does it hold?", nowhere) == (
         "<p>hand it 16 and 32. Does it hold?</p>")
     assert blocks("Fixed.\n2. Learned.", nowhere) == "<p>Fixed.</p>\n<p>2. Learned.</p>"
+
+
+def test_powers_in_prose_are_not_read_as_bold() -> None:
+    # two powers in one paragraph made a bold pair: '2e <= |x| < 2(e+1)' in appendix C's page
+    from minipe.book.prose import inline
+    shown = inline("between 2**e <= |x| < 2**(e+1), and (2 - 2**(1 - p)) * 2**emax", str)
+    assert "<strong>" not in shown and "2**e" in shown and "2**(e+1)" in shown
+    assert inline("**The idea first.** A *formula*", str) == (
+        "<strong>The idea first.</strong> A <em>formula</em>")

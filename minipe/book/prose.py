@@ -19,7 +19,10 @@ import re
 from typing import Callable
 
 Resolve = Callable[[str], str]
-INLINE = re.compile(r"`([^`]+)`|\[([^\]]+)\]\(([^)\s]+)\)|<(https?://[^>\s]+)>|\*\*([^*]+)\*\*"
+# **bold** and *emphasis* start after a space or a mark and end before one, as markdown's
+# flanking rule has it: the powers in 2**e <= |x| < 2**(e+1) are not a bold pair
+INLINE = re.compile(r"`([^`]+)`|\[([^\]]+)\]\(([^)\s]+)\)|<(https?://[^>\s]+)>"
+                    r"|(?<![\w*])\*\*([^*\s](?:[^*]*[^*\s])?)\*\*(?![\w*])"
                     r"|(?<![\w*])\*([^*\s](?:[^*]*[^*\s])?)\*(?![\w*])")
 NUMBERED = re.compile(r"\d+\. ")  # "2. Learned ...": a numbered point starts a paragraph,
 ENDED = re.compile(r"[.:;!?)]\s*$")  # after a sentence; "16 and\n32. Does" is one sentence
