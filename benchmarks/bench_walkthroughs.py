@@ -10,8 +10,8 @@ model, and issue 11 asks for each experiment in under about 5 s. A lesson
 that only inspects a model (17) keeps the 2 s of every other lesson. Lesson 15
 has 6 s of its own: issue 30 asked for its claims on three seeds, and three
 seeds take about 5.5 s on CPython 3.11. The block's lessons (27 and 28) get
-10 s: each trains eighteen to thirty two-layer models, and issue 35 asks for
-about 10 s each on a quiet 2-core machine.
+10 s: each trains thirty models (in 28, half of them of one layer), and
+issue 35 asks for about 10 s each on a quiet 2-core machine.
 
     python benchmarks/bench_walkthroughs.py             # median of 3 runs each
     python benchmarks/bench_walkthroughs.py --strict    # exit 1 if one is over budget

@@ -656,6 +656,30 @@ def test_an_unknown_option_is_refused_but_a_kernels_arguments_are_not() -> None:
     assert kernel.returncode == 0 and kernel.stdout.startswith("Lesson 1: text to token IDs")
 
 
+def test_only_a_lesson_with_a_long_stage_takes_long() -> None:
+    """--long is lesson 28's own option: another lesson refuses it as a typo, and lesson 28
+    names it among what it takes, refusing a misspelling before it trains anything."""
+    other = lesson(WALKTHROUGHS / "01_text_to_ids.py", "--long")
+    assert other.returncode == 2 and other.stdout == ""
+    assert "unrecognized arguments: --long (a lesson takes --step and --svg [DIR])" in other.stderr
+    typo = lesson(WALKTHROUGHS / "28_induction_heads.py", "--longer")
+    assert typo.returncode == 2 and typo.stdout == ""
+    assert ("unrecognized arguments: --longer (this lesson takes --step, --svg [DIR] and "
+            "--long)") in typo.stderr
+
+
+@pytest.mark.slow
+def test_lesson_28s_long_stage_trains_and_its_claims_hold() -> None:
+    """`--long` trains six two-layer models (learned and none, seeds 0, 1, 2: about 2
+    minutes of CPU) and checks every claim it prints on every seed: a false one would end
+    it with status 1 and the claim on stderr."""
+    done = lesson(WALKTHROUGHS / "28_induction_heads.py", "--long")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    stage = done.stdout.partition("5. What learns it")[2]
+    assert stage.count(": trained in ") == 6 and "--long\n" not in stage
+    assert "   learned  " in stage and "   none     " in stage  # the table's two rows
+
+
 def test_svg_needs_a_directory(tmp_path: Path) -> None:
     a_file = tmp_path / "figures"
     a_file.write_text("not a directory")

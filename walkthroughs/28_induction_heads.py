@@ -12,48 +12,57 @@ without positions?
 Claim checked (lecture 000): without positions, self-attention sees a
 sequence as a bag of tokens, so it cannot tell which token came after which.
 Here the lab's induction task (the repeat at a drawn place, of a drawn
-length), three kinds of position, one layer against two, each trained from
+length), five kinds of position, one layer against two, each trained from
 seeds 0, 1 and 2; then where the heads look, and the circuit set by hand.
+With --long, a last stage trains what does learn it (minutes, not seconds).
 
 Lecture 000, with chapter 10 (minipe/training/model.py, minipe/training/lab.py).
-Run: python walkthroughs/28_induction_heads.py [--step]
+Run: python walkthroughs/28_induction_heads.py [--step] [--long]
 """
+
+import time
 
 from lesson import Lesson
 
 from minipe import Matrix, TinyModel, task_batch, train
 
-KINDS = ("learned", "rope", "none")
+KINDS = ("learned", "sinusoidal", "rope", "alibi", "none")
 SEEDS = (0, 1, 2)
 IGNORE = -100  # a target that counts for nothing
 VOCAB, D, T = 8, 8, 8  # 8 token kinds, d_model 8, sequences of 8 tokens
-STEPS, BATCH = 100, 4  # Adam's steps, and new sequences a step
+STEPS, BATCH = 60, 4  # Adam's steps, and new sequences a step
+# --long: what learns induction (two heads a layer, LayerNorm), 16 kinds, d_model 16
+LONG_VOCAB, LONG_D, LONG_HEADS, LONG_STEPS, LONG_BATCH, LONG_RATE = 16, 16, 2, 400, 16, 0.02
+LONG_KINDS = ("learned", "none")
 
 
 def measured(model: TinyModel, samples: int = 64) -> tuple[float, float, float]:
     """(accuracy in the repeat, the first layer's mean weight on i - 1, the last layer's
     mean weight on i + 1 - L, the token after i's earlier copy), over `samples` new
-    sequences of the lab's induction task (seed 99)."""
-    right = previous = after_copy = 0.0
-    count = 0
-    for ids, targets in zip(*task_batch("induction", VOCAB, T, samples, seed=99)):
+    sequences of the lab's induction task (seed 99). With several heads a layer, each
+    weight is the best head's: the head that puts the most there on average."""
+    heads = model.num_heads
+    right, count = 0.0, 0
+    previous, after_copy = [0.0] * heads, [0.0] * heads
+    for ids, targets in zip(*task_batch("induction", model.vocab_size, T, samples, seed=99)):
         logits = model.logits(ids).rows
         weights = model.attention_weights(ids)  # per layer, per head: (T, T)
         asked = [i for i, target in enumerate(targets) if target != IGNORE]
         length = len(asked) + 1  # L: the repeat's first L - 1 tokens are asked
         for i in asked:
             right += logits[i].index(max(logits[i])) == targets[i]
-            previous += weights[0][0].rows[i][i - 1]
-            after_copy += weights[-1][0].rows[i][i + 1 - length]
+            for head in range(heads):
+                previous[head] += weights[0][head].rows[i][i - 1]
+                after_copy[head] += weights[-1][head].rows[i][i + 1 - length]
             count += 1
-    return right / count, previous / count, after_copy / count
+    return right / count, max(previous) / count, max(after_copy) / count
 
 
-def bag_guess(samples: int = 64) -> float:
+def bag_guess(vocab: int = VOCAB, samples: int = 64) -> float:
     """The expected accuracy of a guess among the token kinds seen up to i (the target is
     always one of them): the mean of 1 / (kinds in ids[0..i]), on measured's sequences."""
     shares = [1 / len(set(ids[:i + 1]))
-              for ids, targets in zip(*task_batch("induction", VOCAB, T, samples, seed=99))
+              for ids, targets in zip(*task_batch("induction", vocab, T, samples, seed=99))
               for i, target in enumerate(targets) if target != IGNORE]
     return sum(shares) / len(shares)
 
@@ -96,7 +105,8 @@ def cells(numbers: list[float]) -> str:
 
 # %% The task
 if __name__ == "__main__":
-    lesson = Lesson(__doc__)
+    lesson = Lesson(__doc__, long="also train what learns induction: two heads a layer, "
+                    "LayerNorm, 400 steps, with and without positions (about 2 minutes)")
     lesson.stage("The task: a stretch comes twice in a row, at a drawn place")
 
     inputs, targets = task_batch("induction", VOCAB, T, 2, seed=0)
@@ -113,7 +123,7 @@ if __name__ == "__main__":
 
 # %% One layer against two
 if __name__ == "__main__":
-    lesson.stage("One layer against two, three kinds, seeds 0, 1, 2")
+    lesson.stage("One layer against two, five kinds, seeds 0, 1, 2")
 
     print(f"d_model {D}, one head a layer, two layers on a residual stream (no norm);")
     print(f"train() runs {STEPS} steps of Adam on {BATCH} new sequences a step. Accuracy in")
@@ -142,15 +152,7 @@ if __name__ == "__main__":
     lesson.check("for every kind, on some seed the second layer did not help",
                  all(any(scores[kind, 2, s][0] <= scores[kind, 1, s][0] for s in SEEDS)
                      for kind in KINDS))
-    print("bought no kind a gain on every seed. A search outside this lesson (16 kinds,")
-    print("the repeat drawn as here): one head a layer, seed 0, T 8 and 12, 300 to")
-    print("2000 steps read 0.06 to 0.54 (the guess: 0.27 at T 8). With two heads a")
-    print("layer and LayerNorm, d_model 16, 400 steps of 16 at learning rate 0.02, two")
-    print("layers learned to copy: 0.94, 0.87 and 0.67 in the repeat on seeds 0, 1, 2,")
-    print("with 0.96, 0.86 and 0.44 of a layer-2 head's weight after the copy (a")
-    print("layer-1 head put only 0.44, 0.20 and 0.08 on i - 1). That took 19 s of CPU")
-    print("a model, twice this whole lesson; at d_model 32, 700 steps at 0.01 read")
-    print("0.97 on seed 0, with 0.80 on i - 1 (70 s).")
+    print("bought no kind a gain on every seed. Stage 5 says what does learn to copy.")
 
 # %% Where the heads look
 if __name__ == "__main__":
@@ -161,14 +163,17 @@ if __name__ == "__main__":
     for kind in KINDS:
         print(f"   {kind:11}{cells([scores[kind, 2, s][1] for s in SEEDS]):28}"
               f"{cells([scores[kind, 2, s][2] for s in SEEDS])}")
-    lesson.check("no two-layer model's first layer puts more than 0.35 on i - 1",
-                 all(scores[kind, 2, s][1] <= 0.35 for kind in KINDS for s in SEEDS))
-    print("No first layer grew a previous-token head (at most 0.35 on i - 1; an even")
-    print("spread over the i + 1 keys gives 1/3 to 1/7 here), and no second layer")
+    lesson.check("no two-layer model's first layer puts more than 0.4 on i - 1",
+                 all(scores[kind, 2, s][1] <= 0.4 for kind in KINDS for s in SEEDS))
+    print("No first layer grew a previous-token head (at most 0.4 on i - 1; an even")
+    print("spread over the i + 1 keys gives 1/3 to 1/7 here, and ALiBi's penalty")
+    print("alone leans to the nearest keys). No second layer found the token after")
     lesson.check("no two-layer model's second layer puts more than 0.4 after the copy",
                  all(scores[kind, 2, s][2] <= 0.4 for kind in KINDS for s in SEEDS))
-    print("found the token after the copy (at most 0.4). Without positions a head")
-    print("cannot find i - 1 at all; with them, 100 steps did not find it either.")
+    print("the copy (at most 0.4). Without positions a first layer's head cannot")
+    print("single out i - 1 (its scores see only tokens); with them, "
+          f"{STEPS} steps did")
+    print("not find it either.")
 
 # %% The circuit, set by hand
 if __name__ == "__main__":
@@ -203,3 +208,68 @@ if __name__ == "__main__":
     print("weights read at most 0.15: layer 1 cannot find i - 1. Olsson et al. (2022)")
     print("found such pairs of heads in trained transformers, appearing all at once")
     print("after far more training than these seconds.")
+
+# %% What learns it (trained only with --long)
+if __name__ == "__main__":
+    lesson.stage("What learns it: two heads a layer and LayerNorm")
+    if not lesson.long:
+        print("With 16 kinds, two heads a layer, LayerNorm, d_model 16 and 400 steps of")
+        print("16, two layers learn to copy, in about 18 s of CPU a model, over twice this")
+        print("lesson. To train them on seeds 0, 1, 2, with and without positions (about")
+        print("2 minutes of CPU), run")
+        print("   python walkthroughs/28_induction_heads.py --long")
+    else:
+        print(f"{LONG_VOCAB} kinds, d_model {LONG_D}, {LONG_HEADS} heads a layer, two layers, "
+              f"LayerNorm before each")
+        print(f"(pre-norm); {LONG_STEPS} steps of Adam at {LONG_RATE} on {LONG_BATCH} new "
+              f"sequences a step.")
+        start = time.process_time()
+        long_scores: dict[tuple[str, int], tuple[float, float, float]] = {}
+        for kind in LONG_KINDS:
+            for seed in SEEDS:
+                began = time.process_time()
+                model = TinyModel(LONG_VOCAB, LONG_D, T, positions=kind, seed=seed,
+                                  num_layers=2, num_heads=LONG_HEADS, norm="layer")
+                trained = train(model, "induction", steps=LONG_STEPS, batch_size=LONG_BATCH,
+                                learning_rate=LONG_RATE, seed=seed,
+                                on_step=lesson.progress(f"{kind}, seed {seed}", LONG_STEPS))
+                long_scores[kind, seed] = measured(trained.model)
+                print(f"   {kind}, seed {seed}: trained in "
+                      f"{time.process_time() - began:.0f} s of CPU")
+        print(f"{time.process_time() - start:.0f} s of CPU in all. The best head of each "
+              f"layer (seeds 0, 1, 2):")
+        print("   " + " " * 9 + "in the repeat     layer 1 on i-1    layer 2 after the copy")
+        for kind in LONG_KINDS:
+            print(f"   {kind:9}" + "    ".join(cells([long_scores[kind, s][n] for s in SEEDS])
+                                             for n in range(3)))
+        guess = bag_guess(LONG_VOCAB)
+        learned = [long_scores["learned", s] for s in SEEDS]
+        blind_scores = [long_scores["none", s] for s in SEEDS]
+        lesson.check("with learned positions every seed reads 0.6 or more in the repeat",
+                     all(score[0] >= 0.6 for score in learned))
+        print("With positions every seed learned to copy: 0.6 or more in the repeat, where")
+        print(f"a guess among the kinds seen scores {guess:.2f}. On seeds 0 and 1 a layer-2")
+        lesson.check("on seeds 0 and 1 a layer-2 head puts 0.7 or more after the copy",
+                     all(score[2] >= 0.7 for score in learned[:2]))
+        print("head puts 0.7 or more on the token after the copy: an induction head.")
+        lesson.check("on every seed layer 1's best head puts at most 0.45 on i - 1, less "
+                     "than layer 2's best puts after the copy",
+                     all(score[1] <= 0.45 and score[1] < score[2] for score in learned))
+        print("Its partner is weaker: no layer-1 head puts more than 0.45 on i - 1, less")
+        lesson.check("seed 2 reads 0.6 or more with at most 0.1 on i - 1 and 0.35 after "
+                     "the copy", learned[2][1] <= 0.1 and learned[2][2] <= 0.35)
+        print("than layer 2 after the copy; and seed 2 reads 0.6 or more with no single")
+        print("head clear (at most 0.1 on i - 1, 0.35 after the copy): one head's weight")
+        print("does not show the whole circuit.")
+        lesson.check("without positions every seed reads 0.4 or more, and less than the "
+                     "learned model of the same seed",
+                     all(blind[0] >= 0.4 and blind[0] < score[0]
+                         for blind, score in zip(blind_scores, learned)))
+        lesson.check("without positions a layer-2 head puts 0.4 or more after the copy on "
+                     "every seed", all(blind[2] >= 0.4 for blind in blind_scores))
+        print(f"Without positions every seed still reads 0.4 or more, far above {guess:.2f},")
+        print("though less than with them on the same seed, and a layer-2 head puts 0.4")
+        print("or more after the copy. The causal mask tells the model where it is: row")
+        print("i's layer-1 heads average over i + 1 keys, a different number of them at")
+        print("each position (Haviv et al. 2022 found that language models trained")
+        print("without positions learn where each token stands).")

@@ -9,6 +9,11 @@ lesson of questions also calls `lesson.answer()` after each question: with
     python walkthroughs/01_text_to_ids.py            # straight through
     python walkthroughs/01_text_to_ids.py --step     # pause after each stage
     python walkthroughs/04_sinusoidal_by_hand.py --svg   # and draw
+    python walkthroughs/28_induction_heads.py --long     # and its long stage
+
+A lesson with a stage too long for every run (minutes, not seconds) makes
+`Lesson(__doc__, long="what it runs")`: only that lesson takes `--long`, and
+runs the stage only when asked; its notebook is the run without it.
 
 With `--svg DIR`, a lesson also writes its figures into DIR as SVG files
 (`lesson.save_figure`), drawn by minipe.plot. `--svg` alone writes them into
@@ -105,7 +110,8 @@ class Lesson:
     first, and the whole of it is the `--help` text.
     """
 
-    def __init__(self, doc: str | None, argv: list[str] | None = None) -> None:
+    def __init__(self, doc: str | None, argv: list[str] | None = None,
+                 long: str | None = None) -> None:
         doc = (doc or "").strip()
         end_quietly_on_ctrl_c_and_closed_pipes()
         parser = argparse.ArgumentParser(
@@ -115,13 +121,16 @@ class Lesson:
         parser.add_argument("--svg", metavar="DIR", type=_directory, nargs="?", const=FIGURES,
                             help="also write the lesson's figures into DIR, as SVG files "
                             "(DIR left out: build/figures in the clone, which git ignores)")
+        if long is not None:  # only a lesson with a long stage takes --long
+            parser.add_argument("--long", action="store_true", help=long)
         # parse_known_args: a notebook kernel passes arguments of its own (-f kernel.json);
         # an unknown --option is the learner's typo (--svgdir for --svg), refused.
         args, unknown = parser.parse_known_args(argv)
         typos = [word for word in unknown if word.startswith("--")]
         if typos:
-            parser.error(f"unrecognized arguments: {' '.join(typos)} (a lesson takes --step "
-                         f"and --svg [DIR])")
+            takes = ("a lesson takes --step and --svg [DIR]" if long is None
+                     else "this lesson takes --step, --svg [DIR] and --long")
+            parser.error(f"unrecognized arguments: {' '.join(typos)} ({takes})")
         if args.svg is not None and args.svg.exists() and not args.svg.is_dir():
             parser.error(f"--svg needs a directory for the figures, but {args.svg} is a file")
         if args.svg is not None:
@@ -132,6 +141,7 @@ class Lesson:
                              f"{error.strerror or error}")
         self.step: bool = args.step
         self.svg_dir: Path | None = args.svg
+        self.long: bool = long is not None and args.long
         self.stages = 0
         self.title = doc.partition("\n")[0]
         print(self.title)
