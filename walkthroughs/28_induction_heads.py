@@ -214,9 +214,9 @@ if __name__ == "__main__":
     lesson.stage("What learns it: two heads a layer and LayerNorm")
     if not lesson.long:
         print("With 16 kinds, two heads a layer, LayerNorm, d_model 16 and 400 steps of")
-        print("16, two layers learn to copy, in about 18 s of CPU a model, over twice this")
-        print("lesson. To train them on seeds 0, 1, 2, with and without positions (about")
-        print("2 minutes of CPU), run")
+        print("16, two layers learn to copy, in about 18 s of CPU a model on CPython 3.11")
+        print("(11 s on 3.13), over twice this lesson. To train them on seeds 0, 1, 2,")
+        print("with and without positions (about 2 minutes of CPU), run")
         print("   python walkthroughs/28_induction_heads.py --long")
     else:
         print(f"{LONG_VOCAB} kinds, d_model {LONG_D}, {LONG_HEADS} heads a layer, two layers, "
@@ -245,9 +245,9 @@ if __name__ == "__main__":
         guess = bag_guess(LONG_VOCAB)
         learned = [long_scores["learned", s] for s in SEEDS]
         blind_scores = [long_scores["none", s] for s in SEEDS]
-        lesson.check("with learned positions every seed reads 0.6 or more in the repeat",
-                     all(score[0] >= 0.6 for score in learned))
-        print("With positions every seed learned to copy: 0.6 or more in the repeat, where")
+        lesson.check("with learned positions every seed reads 0.5 or more in the repeat",
+                     all(score[0] >= 0.5 for score in learned))
+        print("With positions every seed learned to copy: 0.5 or more in the repeat, where")
         print(f"a guess among the kinds seen scores {guess:.2f}. On seeds 0 and 1 a layer-2")
         lesson.check("on seeds 0 and 1 a layer-2 head puts 0.7 or more after the copy",
                      all(score[2] >= 0.7 for score in learned[:2]))
@@ -256,20 +256,22 @@ if __name__ == "__main__":
                      "than layer 2's best puts after the copy",
                      all(score[1] <= 0.45 and score[1] < score[2] for score in learned))
         print("Its partner is weaker: no layer-1 head puts more than 0.45 on i - 1, less")
-        lesson.check("seed 2 reads 0.6 or more with at most 0.1 on i - 1 and 0.35 after "
-                     "the copy", learned[2][1] <= 0.1 and learned[2][2] <= 0.35)
-        print("than layer 2 after the copy; and seed 2 reads 0.6 or more with no single")
-        print("head clear (at most 0.1 on i - 1, 0.35 after the copy): one head's weight")
+        lesson.check("seed 2 reads 0.5 or more with at most 0.15 on i - 1 and 0.4 after "
+                     "the copy", learned[2][1] <= 0.15 and learned[2][2] <= 0.4)
+        print("than layer 2 after the copy; and seed 2 reads 0.5 or more with no single")
+        print("head clear (at most 0.15 on i - 1, 0.4 after the copy): one head's weight")
         print("does not show the whole circuit.")
-        lesson.check("without positions every seed reads 0.4 or more, and less than the "
-                     "learned model of the same seed",
-                     all(blind[0] >= 0.4 and blind[0] < score[0]
+        lesson.check("without positions every seed reads 0.3 or more, above the guess, and "
+                     "less than the learned model of the same seed",
+                     all(guess < 0.3 <= blind[0] < score[0]
                          for blind, score in zip(blind_scores, learned)))
-        lesson.check("without positions a layer-2 head puts 0.4 or more after the copy on "
-                     "every seed", all(blind[2] >= 0.4 for blind in blind_scores))
-        print(f"Without positions every seed still reads 0.4 or more, far above {guess:.2f},")
-        print("though less than with them on the same seed, and a layer-2 head puts 0.4")
+        lesson.check("without positions a layer-2 head puts 0.3 or more after the copy on "
+                     "every seed", all(blind[2] >= 0.3 for blind in blind_scores))
+        print(f"Without positions every seed still reads 0.3 or more, above {guess:.2f},")
+        print("though less than with them on the same seed, and a layer-2 head puts 0.3")
         print("or more after the copy. The causal mask tells the model where it is: row")
         print("i's layer-1 heads average over i + 1 keys, a different number of them at")
         print("each position (Haviv et al. 2022 found that language models trained")
-        print("without positions learn where each token stands).")
+        print("without positions learn where each token stands). Over 400 steps small")
+        print("differences in rounding grow: under Python 3.11 and 3.13 a seed here reads")
+        print("up to about a tenth apart, and the bounds above leave room for that.")
