@@ -24,7 +24,7 @@ import time
 
 from lesson import Lesson
 
-from minipe import Matrix, TinyModel, task_batch, train
+from minipe import Matrix, TinyModel, alibi_slopes, task_batch, train
 
 KINDS = ("learned", "sinusoidal", "rope", "alibi", "none")
 SEEDS = (0, 1, 2)
@@ -33,7 +33,6 @@ VOCAB, D, T = 8, 8, 8  # 8 token kinds, d_model 8, sequences of 8 tokens
 STEPS, BATCH = 60, 4  # Adam's steps, and new sequences a step
 # --long: what learns induction (two heads a layer, LayerNorm), 16 kinds, d_model 16
 LONG_VOCAB, LONG_D, LONG_HEADS, LONG_STEPS, LONG_BATCH, LONG_RATE = 16, 16, 2, 400, 16, 0.02
-LONG_KINDS = ("learned", "none")
 
 
 def measured(model: TinyModel, samples: int = 64) -> tuple[float, float, float]:
@@ -106,7 +105,8 @@ def cells(numbers: list[float]) -> str:
 # %% The task
 if __name__ == "__main__":
     lesson = Lesson(__doc__, long="also train what learns induction: two heads a layer, "
-                    "LayerNorm, 400 steps, with and without positions (about 2 minutes)")
+                    "LayerNorm, 400 steps, the five kinds on seeds 0, 1, 2 (about 4.5 "
+                    "minutes of CPU)")
     lesson.stage("The task: a stretch comes twice in a row, at a drawn place")
 
     inputs, targets = task_batch("induction", VOCAB, T, 2, seed=0)
@@ -215,8 +215,8 @@ if __name__ == "__main__":
     if not lesson.long:
         print("With 16 kinds, two heads a layer, LayerNorm, d_model 16 and 400 steps of")
         print("16, two layers learn to copy, in about 18 s of CPU a model on CPython 3.11")
-        print("(11 s on 3.13), over twice this lesson. To train them on seeds 0, 1, 2,")
-        print("with and without positions (about 2 minutes of CPU), run")
+        print("(12 s on 3.13), over twice this lesson. To train them for the five kinds")
+        print("on seeds 0, 1, 2 (about 4.5 minutes of CPU; 3 on 3.13), run")
         print("   python walkthroughs/28_induction_heads.py --long")
     else:
         print(f"{LONG_VOCAB} kinds, d_model {LONG_D}, {LONG_HEADS} heads a layer, two layers, "
@@ -225,7 +225,7 @@ if __name__ == "__main__":
               f"sequences a step.")
         start = time.process_time()
         long_scores: dict[tuple[str, int], tuple[float, float, float]] = {}
-        for kind in LONG_KINDS:
+        for kind in KINDS:
             for seed in SEEDS:
                 began = time.process_time()
                 model = TinyModel(LONG_VOCAB, LONG_D, T, positions=kind, seed=seed,
@@ -238,29 +238,48 @@ if __name__ == "__main__":
                       f"{time.process_time() - began:.0f} s of CPU")
         print(f"{time.process_time() - start:.0f} s of CPU in all. The best head of each "
               f"layer (seeds 0, 1, 2):")
-        print("   " + " " * 9 + "in the repeat     layer 1 on i-1    layer 2 after the copy")
-        for kind in LONG_KINDS:
-            print(f"   {kind:9}" + "    ".join(cells([long_scores[kind, s][n] for s in SEEDS])
+        print("   " + " " * 11 + "in the repeat     layer 1 on i-1    layer 2 after the copy")
+        for kind in KINDS:
+            print(f"   {kind:11}" + "    ".join(cells([long_scores[kind, s][n] for s in SEEDS])
                                              for n in range(3)))
         guess = bag_guess(LONG_VOCAB)
+        tabled = ("learned", "sinusoidal", "rope")  # the kinds that add or turn by position
         learned = [long_scores["learned", s] for s in SEEDS]
         blind_scores = [long_scores["none", s] for s in SEEDS]
-        lesson.check("with learned positions every seed reads 0.5 or more in the repeat",
-                     all(score[0] >= 0.5 for score in learned))
-        print("With positions every seed learned to copy: 0.5 or more in the repeat, where")
-        print(f"a guess among the kinds seen scores {guess:.2f}. On seeds 0 and 1 a layer-2")
-        lesson.check("on seeds 0 and 1 a layer-2 head puts 0.7 or more after the copy",
-                     all(score[2] >= 0.7 for score in learned[:2]))
-        print("head puts 0.7 or more on the token after the copy: an induction head.")
-        lesson.check("on every seed layer 1's best head puts at most 0.45 on i - 1, less "
-                     "than layer 2's best puts after the copy",
+        lesson.check("learned, sinusoidal and RoPE read 0.5 or more in the repeat on every "
+                     "seed", all(long_scores[kind, s][0] >= 0.5 for kind in tabled
+                                 for s in SEEDS))
+        print("Learned, sinusoidal and RoPE learned to copy on every seed: 0.5 or more in")
+        print(f"the repeat, where a guess among the kinds seen scores {guess:.2f}. On seeds")
+        lesson.check("with learned positions, on seeds 0 and 1 a layer-2 head puts 0.7 or "
+                     "more after the copy", all(score[2] >= 0.7 for score in learned[:2]))
+        print("0 and 1 of learned a layer-2 head puts 0.7 or more on the token after the")
+        print("copy: an induction head. Its partner is weaker: a learned layer-1 head")
+        lesson.check("with learned positions, on every seed layer 1's best head puts at "
+                     "most 0.45 on i - 1, less than layer 2's best puts after the copy",
                      all(score[1] <= 0.45 and score[1] < score[2] for score in learned))
-        print("Its partner is weaker: no layer-1 head puts more than 0.45 on i - 1, less")
-        lesson.check("seed 2 reads 0.5 or more with at most 0.15 on i - 1 and 0.4 after "
-                     "the copy", learned[2][1] <= 0.15 and learned[2][2] <= 0.4)
-        print("than layer 2 after the copy; and seed 2 reads 0.5 or more with no single")
-        print("head clear (at most 0.15 on i - 1, 0.4 after the copy): one head's weight")
-        print("does not show the whole circuit.")
+        print("puts at most 0.45 on i - 1, less than layer 2 after the copy; and seed 2")
+        lesson.check("learned seed 2 reads 0.5 or more with at most 0.15 on i - 1 and 0.4 "
+                     "after the copy", learned[2][1] <= 0.15 and learned[2][2] <= 0.4)
+        print("reads 0.5 or more with no single head clear (at most 0.15 on i - 1, 0.4")
+        print("after the copy): one head's weight does not show the whole circuit.")
+        rope = long_scores["rope", 1]
+        lesson.check("RoPE on seed 1 puts 0.7 or more on i - 1 and after the copy, and no "
+                     "other model puts more than 0.45 on i - 1",
+                     rope[1] >= 0.7 and rope[2] >= 0.7
+                     and all(long_scores[key][1] <= 0.45 for key in long_scores
+                             if key != ("rope", 1)))
+        print("Only RoPE on seed 1 grew both heads of the circuit Olsson et al. describe:")
+        print("0.7 or more on i - 1 and after the copy; no other model puts over 0.45 on")
+        print("i - 1.")
+        slopes = alibi_slopes(LONG_HEADS)
+        lesson.check("ALiBi reads less than learned, sinusoidal and RoPE on every seed",
+                     all(long_scores["alibi", s][0] < long_scores[kind, s][0]
+                         for kind in tabled for s in SEEDS))
+        lesson.check("two heads get ALiBi slopes 1/16 and 1/256", slopes == [1 / 16, 1 / 256])
+        print("ALiBi reads less than those three on every seed: with two heads its slopes")
+        print("are the paper's 1/16 and 1/256, so 7 tokens back costs a score at most 7/16")
+        print("(one head had 1/2): hardly a position at all.")
         lesson.check("without positions every seed reads 0.3 or more, above the guess, and "
                      "less than the learned model of the same seed",
                      all(guess < 0.3 <= blind[0] < score[0]
@@ -268,7 +287,7 @@ if __name__ == "__main__":
         lesson.check("without positions a layer-2 head puts 0.3 or more after the copy on "
                      "every seed", all(blind[2] >= 0.3 for blind in blind_scores))
         print(f"Without positions every seed still reads 0.3 or more, above {guess:.2f},")
-        print("though less than with them on the same seed, and a layer-2 head puts 0.3")
+        print("though less than learned on the same seed, and a layer-2 head puts 0.3")
         print("or more after the copy. The causal mask tells the model where it is: row")
         print("i's layer-1 heads average over i + 1 keys, a different number of them at")
         print("each position (Haviv et al. 2022 found that language models trained")
