@@ -669,10 +669,12 @@ def test_only_a_lesson_with_a_long_stage_takes_long() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_lesson_28s_long_stage_trains_and_its_claims_hold() -> None:
     """`--long` trains fifteen two-layer models (the five kinds, seeds 0, 1, 2: about 4.5
     minutes of CPU on 3.11, 3 on 3.13) and checks every claim it prints on every seed: a
-    false one would end it with status 1 and the claim on stderr."""
+    false one would end it with status 1 and the claim on stderr. Marked long, it runs only
+    when asked (python -m pytest -m long), as the stage runs only when a learner asks."""
     done = lesson(WALKTHROUGHS / "28_induction_heads.py", "--long")
     assert done.returncode == 0 and done.stderr == "", done.stderr
     stage = done.stdout.partition("5. What learns it")[2]
