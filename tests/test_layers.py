@@ -21,6 +21,7 @@ import pytest
 
 from minipe import Matrix, TinyModel, allclose, train
 from minipe.training.lab import step_numbers
+from test_model_reference import assert_matches_pytorch
 
 KINDS = ("none", "learned", "sinusoidal", "rope", "alibi")
 REFERENCE: dict[str, Any] = json.loads(
@@ -133,18 +134,8 @@ def test_the_reference_says_where_it_came_from() -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
 def test_logits_loss_and_gradients_match_pytorch(case: dict[str, Any]) -> None:
-    model = _reference_model(case)
-    mask = case["attention_mask"] if case["table"] is None else [case["table"]]
-    logits = model.logits(case["ids"], attention_mask=mask, position_ids=case["position_ids"])
-    for b, expected in enumerate(case["logits"]):
-        assert allclose(logits[b], expected, rel_tol=1e-10, abs_tol=1e-12), b
-    loss, gradients = model.loss_and_gradients(case["ids"], case["targets"],
-                                               attention_mask=mask,
-                                               position_ids=case["position_ids"])
-    assert math.isclose(loss, case["loss"], rel_tol=1e-12)
-    assert set(gradients) == set(case["gradients"])
-    for name, expected in case["gradients"].items():
-        assert allclose(gradients[name], expected, rel_tol=1e-10, abs_tol=1e-12), name
+    assert_matches_pytorch(_reference_model(case), case, logits_tol=1e-10,
+                           gradients_abs_tol=1e-12)
 
 
 def test_a_block_models_tables_are_named_by_layer() -> None:
